@@ -1,0 +1,25 @@
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_engine_never_imports_qt_or_ui():
+    offenders = []
+    for path in (ROOT / "curator").rglob("*.py"):
+        for line in path.read_text("utf-8").splitlines():
+            stripped = line.strip()
+            if stripped.startswith(("import PySide6", "from PySide6", "import ui", "from ui")):
+                offenders.append(f"{path.relative_to(ROOT)}: {stripped}")
+    assert offenders == []
+
+
+def test_importing_the_engine_loads_no_qt_and_no_llama():
+    code = (
+        "import sys, curator.cli\n"
+        "bad = [m for m in sys.modules if m.startswith(('PySide6', 'llama_cpp'))]\n"
+        "print(bad); sys.exit(1 if bad else 0)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
