@@ -78,6 +78,10 @@ OPTIONS: tuple[Option, ...] = (
     _opt("signals.weight_high_confidence", float, 1.5, "Signal weight: approved, high-quality research turn.", minimum=0.0, group="triggers"),
     _opt("signals.weight_knowledge_boundary", float, 1.0, "Signal weight: planner routed to refresh or clarify.", minimum=0.0, group="triggers"),
     _opt("signals.weight_contradiction", float, 2.5, "Signal weight: a contradiction was detected.", minimum=0.0, group="triggers"),
+    _opt("signals.topic_window", int, 10, "Recent user-turn topics kept to detect a repeated topic.", minimum=2, group="triggers"),
+    _opt("signals.topic_repeats", int, 3, "Occurrences of a topic in the window that count as a repeated topic.", minimum=2, group="triggers"),
+    _opt("signals.topic_overlap", float, 0.5, "Share of shared content words for two turns to be on the same topic.", minimum=0.05, maximum=1.0, group="triggers"),
+    _opt("signals.high_confidence_quality", float, 0.85, "Minimum quality of an approved research turn to count as high-confidence.", minimum=0.0, maximum=1.0, group="triggers"),
     # Context summaries (seed 002)
     _opt("summary.inactivity_minutes", float, 5.0, "Minutes since the last user message before a context summary.", minimum=0.0, group="triggers"),
     _opt("summary.min_messages", int, 5, "Messages since the last summary needed before a context summary.", minimum=1, group="triggers"),
