@@ -1,0 +1,492 @@
+"""Read a GGUF file's header (metadata and tensor table) without loading the model.
+
+The header tells what a file is (name, architecture, quantization, context length, whether
+it carries a chat template) and lets us check that the file is complete before llama.cpp
+sees it: llama.cpp may crash or allocate wildly on a truncated or crafted file, so every
+count and length read here is capped, and the tensor table is checked against the size of
+the file on disk.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+GGUF_MAGIC = b"GGUF"
+SUPPORTED_VERSIONS = (1, 2, 3)
+
+# Caps that keep a crafted header from making us allocate or loop for long. Real files stay
+# far below them: the largest vocabularies hold ~260k tokens, chat templates are a few KB.
+MAX_KV_COUNT = 100_000
+MAX_TENSOR_COUNT = 1_000_000
+MAX_KEY_BYTES = 65_536
+MAX_STRING_BYTES = 4 * 1024 * 1024
+MAX_ARRAY_ITEMS = 8_000_000
+MAX_HEADER_BYTES = 512 * 1024 * 1024
+MAX_DIMS = 4
+# String values longer than this are not kept in ``metadata`` (only their presence).
+KEEP_STRING_CHARS = 65_536
+# Arrays are summarised in ``metadata`` (their length), never kept, except short numeric ones.
+KEEP_ARRAY_ITEMS = 64
+
+# GGUF metadata value types.
+_UINT8, _INT8, _UINT16, _INT16, _UINT32, _INT32, _FLOAT32, _BOOL = range(8)
+_STRING, _ARRAY, _UINT64, _INT64, _FLOAT64 = 8, 9, 10, 11, 12
+_SCALAR_FORMATS: dict[int, str] = {
+    _UINT8: "B",
+    _INT8: "b",
+    _UINT16: "H",
+    _INT16: "h",
+    _UINT32: "I",
+    _INT32: "i",
+    _FLOAT32: "f",
+    _BOOL: "?",
+    _UINT64: "Q",
+    _INT64: "q",
+    _FLOAT64: "d",
+}
+
+# llama.cpp's `llama_ftype` (general.file_type) -> the quantization name people know.
+FILE_TYPES: dict[int, str] = {
+    0: "F32",
+    1: "F16",
+    2: "Q4_0",
+    3: "Q4_1",
+    4: "Q4_1_SOME_F16",
+    7: "Q8_0",
+    8: "Q5_0",
+    9: "Q5_1",
+    10: "Q2_K",
+    11: "Q3_K_S",
+    12: "Q3_K_M",
+    13: "Q3_K_L",
+    14: "Q4_K_S",
+    15: "Q4_K_M",
+    16: "Q5_K_S",
+    17: "Q5_K_M",
+    18: "Q6_K",
+    19: "IQ2_XXS",
+    20: "IQ2_XS",
+    21: "Q2_K_S",
+    22: "IQ3_XS",
+    23: "IQ3_XXS",
+    24: "IQ1_S",
+    25: "IQ4_NL",
+    26: "IQ3_S",
+    27: "IQ3_M",
+    28: "IQ2_S",
+    29: "IQ2_M",
+    30: "IQ4_XS",
+    31: "IQ1_M",
+    32: "BF16",
+    33: "Q4_0_4_4",
+    34: "Q4_0_4_8",
+    35: "Q4_0_8_8",
+    36: "TQ1_0",
+    37: "TQ2_0",
+    38: "MXFP4_MOE",
+}
+
+# ggml tensor types: name, elements per block, bytes per block.
+TENSOR_TYPES: dict[int, tuple[str, int, int]] = {
+    0: ("F32", 1, 4),
+    1: ("F16", 1, 2),
+    2: ("Q4_0", 32, 18),
+    3: ("Q4_1", 32, 20),
+    6: ("Q5_0", 32, 22),
+    7: ("Q5_1", 32, 24),
+    8: ("Q8_0", 32, 34),
+    9: ("Q8_1", 32, 36),
+    10: ("Q2_K", 256, 84),
+    11: ("Q3_K", 256, 110),
+    12: ("Q4_K", 256, 144),
+    13: ("Q5_K", 256, 176),
+    14: ("Q6_K", 256, 210),
+    15: ("Q8_K", 256, 292),
+    16: ("IQ2_XXS", 256, 66),
+    17: ("IQ2_XS", 256, 74),
+    18: ("IQ3_XXS", 256, 98),
+    19: ("IQ1_S", 256, 50),
+    20: ("IQ4_NL", 32, 18),
+    21: ("IQ3_S", 256, 110),
+    22: ("IQ2_S", 256, 82),
+    23: ("IQ4_XS", 256, 136),
+    24: ("I8", 1, 1),
+    25: ("I16", 1, 2),
+    26: ("I32", 1, 4),
+    27: ("I64", 1, 8),
+    28: ("F64", 1, 8),
+    29: ("IQ1_M", 256, 56),
+    30: ("BF16", 1, 2),
+    34: ("TQ1_0", 256, 54),
+    35: ("TQ2_0", 256, 66),
+    39: ("MXFP4", 32, 17),
+}
+
+
+class GGUFError(Exception):
+    """The file is not a usable GGUF file; ``str(error)`` is one line for a person."""
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    """One entry of the tensor table."""
+
+    name: str
+    shape: tuple[int, ...]
+    type_id: int
+    offset: int
+
+    @property
+    def type_name(self) -> str:
+        """The ggml type name (``Q4_K``), or ``type<N>`` for a type this reader does not know."""
+        entry = TENSOR_TYPES.get(self.type_id)
+        return entry[0] if entry else f"type{self.type_id}"
+
+    @property
+    def n_bytes(self) -> int | None:
+        """Size of the tensor's data, or None when its type is unknown."""
+        entry = TENSOR_TYPES.get(self.type_id)
+        if entry is None:
+            return None
+        _, block, size = entry
+        elements = 1
+        for dim in self.shape:
+            elements *= dim
+        return (elements + block - 1) // block * size
+
+
+@dataclass
+class GGUFInfo:
+    """What a GGUF header says about a model file."""
+
+    path: Path
+    file_size: int
+    version: int
+    tensor_count: int
+    kv_count: int
+    metadata: dict[str, Any] = field(default_factory=dict)
+    tensors: list[TensorInfo] = field(default_factory=list)
+    data_offset: int = 0
+
+    @property
+    def name(self) -> str:
+        """``general.name``, or the file name without extension."""
+        value = self.metadata.get("general.name")
+        return str(value).strip() if isinstance(value, str) and value.strip() else self.path.stem
+
+    @property
+    def architecture(self) -> str:
+        """``general.architecture`` (``llama``, ``qwen2``...), empty when missing."""
+        value = self.metadata.get("general.architecture")
+        return value if isinstance(value, str) else ""
+
+    @property
+    def context_length(self) -> int | None:
+        """The context length the model was trained for (``<arch>.context_length``)."""
+        value = self.metadata.get(f"{self.architecture}.context_length")
+        return int(value) if isinstance(value, int) and not isinstance(value, bool) else None
+
+    @property
+    def file_type(self) -> int | None:
+        """``general.file_type`` (llama.cpp's ``llama_ftype``), None when missing."""
+        value = self.metadata.get("general.file_type")
+        return int(value) if isinstance(value, int) and not isinstance(value, bool) else None
+
+    @property
+    def quantization(self) -> str:
+        """The quantization name (``Q4_1``, ``Q4_K_M``...).
+
+        Taken from ``general.file_type``; files without it are named after the most common
+        tensor type among the weight matrices.
+        """
+        if self.file_type is not None:
+            return FILE_TYPES.get(self.file_type, f"ftype{self.file_type}")
+        weights = Counter(t.type_name for t in self.tensors if len(t.shape) >= 2)
+        if weights:
+            return weights.most_common(1)[0][0]
+        return "unknown"
+
+    @property
+    def has_chat_template(self) -> bool:
+        """Whether the file carries ``tokenizer.chat_template``."""
+        return "tokenizer.chat_template" in self.metadata
+
+    @property
+    def expected_size(self) -> int | None:
+        """File size the tensor table implies, or None when a tensor type is unknown."""
+        end = self.data_offset
+        for tensor in self.tensors:
+            size = tensor.n_bytes
+            if size is None:
+                return None
+            end = max(end, self.data_offset + tensor.offset + size)
+        return end
+
+    def summary(self) -> dict[str, Any]:
+        """A plain dict for JSON output and listings."""
+        return {
+            "name": self.name,
+            "architecture": self.architecture,
+            "quantization": self.quantization,
+            "context_length": self.context_length,
+            "chat_template": self.has_chat_template,
+            "tensors": self.tensor_count,
+            "version": self.version,
+            "size": self.file_size,
+        }
+
+
+class _Reader:
+    """Little-endian (or big-endian) bounded reads from a binary file."""
+
+    def __init__(self, handle: BinaryIO, file_size: int, path: Path) -> None:
+        self.handle = handle
+        self.file_size = file_size
+        self.path = path
+        self.endian = "<"
+
+    def tell(self) -> int:
+        return self.handle.tell()
+
+    def read(self, count: int, what: str) -> bytes:
+        position = self.tell()
+        if position + count > self.file_size:
+            raise GGUFError(
+                f"{self.path.name}: truncated GGUF file (ends inside the header while reading "
+                f"{what} at byte {position})"
+            )
+        data = self.handle.read(count)
+        if len(data) != count:
+            raise GGUFError(f"{self.path.name}: truncated GGUF file (short read of {what})")
+        return data
+
+    def skip(self, count: int, what: str) -> None:
+        position = self.tell()
+        if position + count > self.file_size:
+            raise GGUFError(
+                f"{self.path.name}: truncated GGUF file (ends inside the header while reading "
+                f"{what} at byte {position})"
+            )
+        self.handle.seek(count, os.SEEK_CUR)
+
+    def scalar(self, fmt: str, what: str) -> Any:
+        size = struct.calcsize(fmt)
+        return struct.unpack(self.endian + fmt, self.read(size, what))[0]
+
+    def count(self, wide: bool, what: str) -> int:
+        return int(self.scalar("Q" if wide else "I", what))
+
+    def string(self, wide: bool, limit: int, what: str, keep: bool = True) -> str | None:
+        length = self.count(wide, f"{what} length")
+        if length > limit:
+            raise GGUFError(
+                f"{self.path.name}: implausible GGUF header ({what} claims {length} bytes)"
+            )
+        if not keep:
+            self.skip(length, what)
+            return None
+        return self.read(length, what).decode("utf-8", errors="replace")
+
+
+def _read_value(reader: _Reader, value_type: int, wide: bool, key: str, depth: int = 0) -> Any:
+    if value_type in _SCALAR_FORMATS:
+        return reader.scalar(_SCALAR_FORMATS[value_type], f"value of {key}")
+    if value_type == _STRING:
+        # Remember long strings only by presence: a chat template is kept, a huge blob is not.
+        length = reader.count(wide, f"value of {key} length")
+        if length > MAX_STRING_BYTES:
+            raise GGUFError(
+                f"{reader.path.name}: implausible GGUF header ({key} claims a {length}-byte string)"
+            )
+        if length > KEEP_STRING_CHARS:
+            reader.skip(length, f"value of {key}")
+            return f"<{length} bytes>"
+        return reader.read(length, f"value of {key}").decode("utf-8", errors="replace")
+    if value_type == _ARRAY:
+        if depth > 1:
+            raise GGUFError(f"{reader.path.name}: implausible GGUF header (nested arrays in {key})")
+        item_type = int(reader.scalar("I", f"item type of {key}"))
+        length = reader.count(wide, f"length of {key}")
+        if length > MAX_ARRAY_ITEMS:
+            raise GGUFError(
+                f"{reader.path.name}: implausible GGUF header ({key} claims {length} items)"
+            )
+        if item_type in _SCALAR_FORMATS:
+            size = struct.calcsize(_SCALAR_FORMATS[item_type])
+            if length <= KEEP_ARRAY_ITEMS:
+                raw = reader.read(size * length, f"items of {key}")
+                return list(struct.unpack(reader.endian + _SCALAR_FORMATS[item_type] * length, raw))
+            reader.skip(size * length, f"items of {key}")
+            return _ArraySummary(item_type, length)
+        if item_type == _STRING:
+            for _ in range(length):
+                reader.string(wide, MAX_STRING_BYTES, f"item of {key}", keep=False)
+            return _ArraySummary(item_type, length)
+        if item_type == _ARRAY:
+            for _ in range(length):
+                _read_value(reader, _ARRAY, wide, key, depth + 1)
+            return _ArraySummary(item_type, length)
+        raise GGUFError(f"{reader.path.name}: unknown GGUF array item type {item_type} in {key}")
+    raise GGUFError(f"{reader.path.name}: unknown GGUF value type {value_type} for {key}")
+
+
+@dataclass(frozen=True)
+class _ArraySummary:
+    """Stands in for a long array in ``metadata``: its item type and length."""
+
+    item_type: int
+    length: int
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __repr__(self) -> str:
+        return f"<array of {self.length}>"
+
+
+def read_gguf(path: str | os.PathLike[str], *, check_size: bool = True) -> GGUFInfo:
+    """Read and check the header of a GGUF file.
+
+    Args:
+        path: The file.
+        check_size: Also check that the file is long enough for every tensor the header
+            lists (catches files cut short by an interrupted download or copy).
+
+    Returns:
+        The header's metadata and tensor table.
+
+    Raises:
+        GGUFError: The file is missing, unreadable, empty, not GGUF, of an unsupported
+            version, has an implausible header, or is truncated. The message is one line.
+    """
+    file_path = Path(path)
+    name = file_path.name or str(file_path)
+    try:
+        if file_path.is_dir():
+            raise GGUFError(f"{name}: is a folder, not a GGUF file")
+        file_size = file_path.stat().st_size
+        handle = file_path.open("rb")
+    except FileNotFoundError:
+        raise GGUFError(f"{file_path}: no such file") from None
+    except PermissionError:
+        raise GGUFError(f"{name}: cannot be read (permission denied)") from None
+    except OSError as exc:
+        raise GGUFError(f"{name}: cannot be read ({exc.strerror or exc})") from None
+    with handle:
+        if file_size == 0:
+            raise GGUFError(f"{name}: empty file (0 bytes), not a GGUF model")
+        try:
+            return _parse(handle, file_path, file_size, check_size)
+        except OSError as exc:
+            raise GGUFError(f"{name}: cannot be read ({exc.strerror or exc})") from None
+
+
+def _parse(handle: BinaryIO, path: Path, file_size: int, check_size: bool) -> GGUFInfo:
+    name = path.name
+    magic = handle.read(4)
+    if magic != GGUF_MAGIC:
+        if len(magic) < 4:
+            raise GGUFError(f"{name}: truncated file ({file_size} bytes), not a GGUF model")
+        hint = ""
+        if magic in (b"ggml", b"lmgg", b"fmgg", b"tjgg", b"ggjt", b"ggla"):
+            hint = " (an old GGML-era format; convert it to GGUF)"
+        elif magic[:2] == b"PK":
+            hint = " (looks like a zip archive)"
+        elif magic.startswith(b"<") or magic.startswith(b"{"):
+            hint = " (looks like a text/HTML page, perhaps a failed download)"
+        raise GGUFError(f"{name}: not a GGUF file (magic {magic!r}){hint}")
+    reader = _Reader(handle, file_size, path)
+    raw_version = reader.read(4, "version")
+    version = struct.unpack("<I", raw_version)[0]
+    if version not in SUPPORTED_VERSIONS:
+        swapped = struct.unpack(">I", raw_version)[0]
+        if swapped in SUPPORTED_VERSIONS:
+            # Big-endian GGUF (made for s390x); readable, but llama.cpp on x86/ARM cannot run it.
+            reader.endian = ">"
+            version = swapped
+        else:
+            raise GGUFError(f"{name}: unsupported GGUF version {version}")
+    wide = version >= 2
+    tensor_count = reader.count(wide, "tensor count")
+    kv_count = reader.count(wide, "metadata count")
+    if tensor_count > MAX_TENSOR_COUNT:
+        raise GGUFError(f"{name}: implausible GGUF header ({tensor_count} tensors)")
+    if kv_count > MAX_KV_COUNT:
+        raise GGUFError(f"{name}: implausible GGUF header ({kv_count} metadata entries)")
+
+    metadata: dict[str, Any] = {}
+    for _ in range(kv_count):
+        key = reader.string(wide, MAX_KEY_BYTES, "metadata key") or ""
+        value_type = int(reader.scalar("I", f"type of {key}"))
+        metadata[key] = _read_value(reader, value_type, wide, key)
+        if reader.tell() > MAX_HEADER_BYTES:
+            raise GGUFError(f"{name}: implausible GGUF header (metadata over {MAX_HEADER_BYTES} bytes)")
+
+    tensors: list[TensorInfo] = []
+    for _ in range(tensor_count):
+        tensor_name = reader.string(wide, MAX_KEY_BYTES, "tensor name") or ""
+        n_dims = int(reader.scalar("I", f"dimensions of {tensor_name}"))
+        if n_dims > MAX_DIMS:
+            raise GGUFError(f"{name}: implausible GGUF header ({tensor_name} has {n_dims} dimensions)")
+        shape = tuple(reader.count(wide, f"shape of {tensor_name}") for _ in range(n_dims))
+        if any(dim > 2**40 for dim in shape):
+            raise GGUFError(f"{name}: implausible GGUF header ({tensor_name} shape {shape})")
+        type_id = int(reader.scalar("I", f"type of {tensor_name}"))
+        offset = int(reader.scalar("Q", f"offset of {tensor_name}"))
+        tensors.append(TensorInfo(tensor_name, shape, type_id, offset))
+
+    alignment = metadata.get("general.alignment", 32)
+    if not isinstance(alignment, int) or isinstance(alignment, bool) or alignment <= 0:
+        alignment = 32
+    header_end = reader.tell()
+    data_offset = (header_end + alignment - 1) // alignment * alignment
+    info = GGUFInfo(
+        path=path,
+        file_size=file_size,
+        version=version,
+        tensor_count=tensor_count,
+        kv_count=kv_count,
+        metadata=metadata,
+        tensors=tensors,
+        data_offset=data_offset,
+    )
+    if check_size:
+        _check_complete(info)
+    return info
+
+
+def _check_complete(info: GGUFInfo) -> None:
+    name = info.path.name
+    if info.tensor_count == 0:
+        raise GGUFError(f"{name}: GGUF file has no tensors (a vocabulary-only file, not a model)")
+    expected = info.expected_size
+    if expected is None:
+        # An unknown tensor type: we cannot size it, so at least every tensor must start
+        # inside the file.
+        last_start = max(info.data_offset + t.offset for t in info.tensors)
+        if last_start >= info.file_size:
+            raise GGUFError(
+                f"{name}: truncated GGUF file ({info.file_size} bytes; tensor data starts "
+                f"beyond the end)"
+            )
+        return
+    if info.file_size < expected:
+        percent = 100.0 * info.file_size / expected if expected else 0.0
+        raise GGUFError(
+            f"{name}: truncated GGUF file ({info.file_size:,} of {expected:,} bytes, "
+            f"{percent:.0f}%); download or copy it again"
+        )
+
+
+def check_gguf(path: str | os.PathLike[str]) -> str | None:
+    """Validate a GGUF file; returns None when it is usable, else a one-line reason."""
+    try:
+        read_gguf(path)
+    except GGUFError as exc:
+        return str(exc)
+    return None
