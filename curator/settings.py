@@ -73,6 +73,7 @@ OPTIONS: tuple[Option, ...] = (
     _opt("batch.token_budget", int, 4000, "Token budget of a batch's assembled turns (oldest dropped first).", minimum=256, group="reflection"),
     _opt("batch.auto_promote", bool, False, "Promote an item to Knowledge/ by itself after it recurs in two batches (off: a person decides).", group="reflection"),
     _opt("batch.expiry_days", int, 30, "Days after which a staged item seen fewer than twice expires to trash.", minimum=1, group="reflection"),
+    _opt("gates.keyword_support", float, 0.6, "Share of a proposed item's content words (names and stop words aside) that must occur in the turns it cites.", minimum=0.0, maximum=1.0, group="reflection"),
     _opt("signals.weight_topic_repeat", float, 1.0, "Signal weight: same topic 3+ times in the window.", minimum=0.0, group="triggers"),
     _opt("signals.weight_correction", float, 2.0, "Signal weight: the user corrects something.", minimum=0.0, group="triggers"),
     _opt("signals.weight_high_confidence", float, 1.5, "Signal weight: approved, high-quality research turn.", minimum=0.0, group="triggers"),
