@@ -1,0 +1,38 @@
+"""Fixtures for the GUI tests: offscreen Qt, a poster, an op runner, scripted interaction."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from collections.abc import Iterator  # noqa: E402
+
+import pytest  # noqa: E402
+
+from ui.bridge import MainThreadPoster  # noqa: E402
+from ui.interaction import ScriptedInteraction  # noqa: E402
+from ui.workers import OpRunner  # noqa: E402
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "qtbot" in getattr(item, "fixturenames", ()) or "qapp" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.gui)
+
+
+@pytest.fixture
+def poster(qapp: object) -> MainThreadPoster:
+    return MainThreadPoster()
+
+
+@pytest.fixture
+def runner(poster: MainThreadPoster) -> Iterator[OpRunner]:
+    op_runner = OpRunner(poster)
+    yield op_runner
+    op_runner.shutdown(wait=True)
+
+
+@pytest.fixture
+def interaction() -> ScriptedInteraction:
+    return ScriptedInteraction()

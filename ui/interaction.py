@@ -1,0 +1,79 @@
+"""Questions the app asks a person, behind a port so that tests never open a modal dialog.
+
+Panes receive an ``Interaction``; the app passes ``DialogInteraction`` (real dialogs),
+tests pass ``ScriptedInteraction`` (canned answers, every question recorded).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any, Protocol
+
+from PySide6.QtWidgets import QInputDialog, QLineEdit, QMessageBox, QWidget
+
+
+class Interaction(Protocol):
+    """What a pane may ask. All methods run on the GUI thread."""
+
+    def confirm(self, title: str, text: str) -> bool: ...
+
+    def ask_text(self, title: str, label: str, text: str = "", multiline: bool = False) -> str | None: ...
+
+    def choose(self, title: str, label: str, options: list[str]) -> str | None: ...
+
+    def inform(self, title: str, text: str) -> None: ...
+
+
+class DialogInteraction:
+    """Real modal dialogs parented to ``parent``."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        self._parent = parent
+
+    def confirm(self, title: str, text: str) -> bool:
+        answer = QMessageBox.question(self._parent, title, text)
+        return answer == QMessageBox.StandardButton.Yes
+
+    def ask_text(self, title: str, label: str, text: str = "", multiline: bool = False) -> str | None:
+        if multiline:
+            value, ok = QInputDialog.getMultiLineText(self._parent, title, label, text)
+        else:
+            value, ok = QInputDialog.getText(self._parent, title, label, QLineEdit.EchoMode.Normal, text)
+        return value if ok else None
+
+    def choose(self, title: str, label: str, options: list[str]) -> str | None:
+        value, ok = QInputDialog.getItem(self._parent, title, label, options, 0, False)
+        return value if ok else None
+
+    def inform(self, title: str, text: str) -> None:
+        QMessageBox.information(self._parent, title, text)
+
+
+class ScriptedInteraction:
+    """Answers from a script, for tests and previews; records every question asked.
+
+    ``answers`` is consumed in order; when it runs out, ``confirm`` says yes, ``ask_text``
+    keeps the proposed text and ``choose`` picks the first option.
+    """
+
+    def __init__(self, *answers: Any) -> None:
+        self.answers: deque[Any] = deque(answers)
+        self.asked: list[tuple[str, str]] = []
+
+    def _next(self, default: Any) -> Any:
+        return self.answers.popleft() if self.answers else default
+
+    def confirm(self, title: str, text: str) -> bool:
+        self.asked.append(("confirm", text))
+        return bool(self._next(True))
+
+    def ask_text(self, title: str, label: str, text: str = "", multiline: bool = False) -> str | None:
+        self.asked.append(("ask_text", label))
+        return self._next(text)
+
+    def choose(self, title: str, label: str, options: list[str]) -> str | None:
+        self.asked.append(("choose", label))
+        return self._next(options[0] if options else None)
+
+    def inform(self, title: str, text: str) -> None:
+        self.asked.append(("inform", text))

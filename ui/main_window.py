@@ -1,0 +1,286 @@
+"""The main window: the composition root. It creates the panes, connects them, owns nothing else.
+
+Before the engine is open the window is already usable (tabs, placeholders, settings);
+``attach_engine`` hands each pane its engine adapter, relays engine events and starts the
+periodic status snapshot.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import QComboBox, QLabel, QMainWindow, QProgressBar, QTabWidget, QToolBar, QWidget
+
+from ui.bridge import EventRelay, MainThreadPoster, relay_data
+from ui.interaction import DialogInteraction, Interaction
+from ui.panes.contradictions import ContradictionsPane
+from ui.panes.knowledge import KnowledgePane
+from ui.panes.reflections import ReflectionsPane
+from ui.panes.review import ReviewPane
+from ui.panes.status import ActivityEntry, StatusPane
+from ui.resources import app_icon, icon
+from ui.services import KnowledgeService, ReviewService, StatusService, SummariesService
+from ui.settings_dialog import SettingsDialog
+from ui.tray import TrayController
+from ui.workers import OpRunner
+
+STATUS_INTERVAL_MS = 5000
+QUEUE_EVENTS = ("staging.", "review.", "batch.", "reflection.", "micro.", "job.finished", "contradiction.")
+SUMMARY_EVENTS = ("summary.", "summaries.", "reflection.", "job.finished")
+
+
+class MainWindow(QMainWindow):
+    """Memory Curator's window. Signals: ``engine_attached()``. GUI thread only."""
+
+    engine_attached = Signal()
+
+    def __init__(
+        self,
+        poster: MainThreadPoster | None = None,
+        interaction: Interaction | None = None,
+        state_file: Path | None = None,
+        with_tray: bool = True,
+    ) -> None:
+        super().__init__()
+        self.setWindowTitle("Memory Curator")
+        self.setWindowIcon(app_icon())
+        self.setObjectName("main_window")
+        self.poster = poster or MainThreadPoster(self)
+        self.interaction: Interaction = interaction or DialogInteraction(self)
+        self.runner = OpRunner(self.poster, self)
+        self.relay = EventRelay(self.poster, self)
+        self.engine: Any = None
+        self._state = QSettings(str(state_file), QSettings.Format.IniFormat) if state_file else None
+        self._first_queue_load = True
+
+        # ---- Panes
+        self.review = ReviewPane(self.runner, self.interaction)
+        self.contradictions = ContradictionsPane(self.runner, self.interaction)
+        self.reflections = ReflectionsPane(self.runner, self.interaction)
+        self.knowledge = KnowledgePane(self.runner, self.interaction)
+        self.status = StatusPane()
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.review, icon("approve"), "Review")
+        self.tabs.addTab(self.contradictions, icon("contradiction"), "Contradictions")
+        self.tabs.addTab(self.reflections, icon("reflect"), "Reflections")
+        self.tabs.addTab(self.knowledge, icon("search"), "Knowledge")
+        self.tabs.addTab(self.status, icon("history"), "Status && activity")
+        self.setCentralWidget(self.tabs)
+
+        # ---- Toolbar and status bar
+        toolbar = QToolBar("Main")
+        toolbar.setObjectName("main_toolbar")
+        toolbar.setMovable(False)
+        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.reflect_action = QAction(icon("reflect"), "Reflect now", self)
+        self.undo_action = QAction(icon("undo"), "Undo", self)
+        self.settings_action = QAction(icon("settings"), "Settings", self)
+        self.settings_action.setShortcut(QKeySequence.StandardKey.Preferences)
+        self.user_combo = QComboBox()
+        self.user_combo.setToolTip("Whose memories are shown")
+        self.user_combo.setMinimumWidth(120)
+        toolbar.addAction(self.reflect_action)
+        toolbar.addAction(self.undo_action)
+        toolbar.addSeparator()
+        toolbar.addWidget(QLabel(" User: "))
+        toolbar.addWidget(self.user_combo)
+        spacer = QWidget()
+        spacer.setSizePolicy(spacer.sizePolicy().horizontalPolicy().Expanding, spacer.sizePolicy().verticalPolicy())
+        toolbar.addWidget(spacer)
+        toolbar.addAction(self.settings_action)
+        self.addToolBar(toolbar)
+        self.vault_label = QLabel("Opening vault…")
+        self.queue_label = QLabel("")
+        self.model_label = QLabel("Model: —")
+        self.busy = QProgressBar()
+        self.busy.setRange(0, 0)
+        self.busy.setMaximumWidth(80)
+        self.busy.setMaximumHeight(12)
+        self.busy.hide()
+        self.statusBar().addWidget(self.vault_label, 1)
+        self.statusBar().addPermanentWidget(self.queue_label)
+        self.statusBar().addPermanentWidget(self.model_label)
+        self.statusBar().addPermanentWidget(self.busy)
+        self.tray = TrayController(self) if with_tray else None
+
+        # ---- Wiring
+        self.reflect_action.triggered.connect(self._on_reflect_action_triggered)
+        self.undo_action.triggered.connect(self.review._on_undo_button_clicked)
+        self.settings_action.triggered.connect(self._on_settings_action_triggered)
+        self.user_combo.currentTextChanged.connect(self._on_user_combo_changed)
+        self.runner.busy_changed.connect(self.busy.setVisible)
+        self.runner.op_failed.connect(self._on_runner_op_failed)
+        self.relay.event_received.connect(self._on_relay_event_received)
+        self.relay.tokens_received.connect(self.status.on_tokens)
+        self.review.queue_changed.connect(self._on_review_queue_changed)
+        self.reflections.reflection_requested.connect(self._on_reflection_requested)
+        self.status.cancel_requested.connect(self._on_status_cancel_requested)
+        self.status.refresh_requested.connect(self.refresh_status)
+        if self.tray is not None:
+            self.tray.show_requested.connect(self.bring_to_front)
+        self._status_timer = QTimer(self)
+        self._status_timer.setInterval(STATUS_INTERVAL_MS)
+        self._status_timer.timeout.connect(self.refresh_status)
+        self._set_engine_actions_enabled(False)
+        self.resize(1200, 780)
+        self.restore_geometry()
+
+    # ---- Public API
+
+    def attach_engine(self, engine: Any, user_id: str = "") -> None:
+        """Show ``engine``'s vault. Called on the GUI thread once the engine is open."""
+        self.engine = engine
+        self.relay.attach(engine.bus)
+        users = self._users(engine) or ["default"]
+        self.user_combo.blockSignals(True)
+        self.user_combo.clear()
+        self.user_combo.addItems(users)
+        self.user_combo.setCurrentText(user_id if user_id in users else users[0])
+        self.user_combo.blockSignals(False)
+        self.vault_label.setText(f"Vault: {getattr(engine, 'root', '')}")
+        self._attach_user(self.user_combo.currentText())
+        self._set_engine_actions_enabled(True)
+        self._status_timer.start()
+        self.engine_attached.emit()
+
+    def show_engine_error(self, message: str) -> None:
+        self.vault_label.setText(f"Could not open the vault: {message}")
+        self.status.add_activity([ActivityEntry(__import__("time").time(), "vault.error", message, "error")])
+
+    def refresh_status(self) -> None:
+        if self.engine is None:
+            return
+        service = StatusService(self.engine, self.user_combo.currentText() or "default")
+        self.runner.submit("status", service.snapshot, self._on_status_snapshot, latest_only="status")
+
+    def bring_to_front(self) -> None:
+        self.show()
+        self.setWindowState((self.windowState() & ~Qt.WindowState.WindowMinimized) | Qt.WindowState.WindowActive)
+        self.raise_()
+        self.activateWindow()
+
+    def restore_geometry(self) -> None:
+        if self._state is None:
+            return
+        geometry = self._state.value("window/geometry")
+        state = self._state.value("window/state")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        if isinstance(state, QByteArray):
+            self.restoreState(state)
+
+    def save_geometry(self) -> None:
+        if self._state is None:
+            return
+        self._state.setValue("window/geometry", self.saveGeometry())
+        self._state.setValue("window/state", self.saveState())
+        self._state.sync()
+
+    def shutdown(self) -> None:
+        """Stop timers, relays and the worker; close the engine (idempotent)."""
+        self._status_timer.stop()
+        self.relay.detach()
+        self.runner.shutdown(wait=True)
+        if self.tray is not None:
+            self.tray.hide()
+        engine, self.engine = self.engine, None
+        if engine is not None and hasattr(engine, "close"):
+            engine.close()
+
+    # ---- Qt overrides
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """Override: remember the geometry."""
+        self.save_geometry()
+        super().closeEvent(event)
+
+    # ---- Controllers
+
+    def _attach_user(self, user_id: str) -> None:
+        engine = self.engine
+        self.review.attach(ReviewService(engine, user_id))
+        self.contradictions.attach(ReviewService(engine, user_id))
+        self.reflections.attach(SummariesService(engine, user_id))
+        self.knowledge.attach(KnowledgeService(engine, user_id))
+        self.refresh_status()
+
+    def _on_user_combo_changed(self, user_id: str) -> None:
+        if self.engine is not None and user_id:
+            self._first_queue_load = True
+            self._attach_user(user_id)
+
+    def _on_relay_event_received(self, kind: str, data: object) -> None:
+        payload = relay_data(data)
+        self.status.on_engine_event(kind, payload)
+        if kind.startswith(QUEUE_EVENTS):
+            self.review.reload()
+            self.contradictions.reload()
+        if kind.startswith(SUMMARY_EVENTS):
+            self.reflections.reload()
+        if kind.startswith("model."):
+            self.model_label.setText(self.status.model_label.text())
+        if kind.startswith(("document.", "knowledge.", "review.")):
+            self.knowledge.run_search()
+
+    def _on_review_queue_changed(self, count: int) -> None:
+        self.queue_label.setText(f"{count} waiting")
+        self.tabs.setTabText(0, f"Review ({count})" if count else "Review")
+        self.setWindowTitle(f"Memory Curator — {count} waiting" if count else "Memory Curator")
+        if self.tray is not None:
+            self.tray.set_count(count, notify=not self._first_queue_load)
+        self._first_queue_load = False
+
+    def _on_status_snapshot(self, snapshot: Any) -> None:
+        self.status.show_snapshot(snapshot)
+        if snapshot.model:
+            self.model_label.setText(f"Model: {snapshot.model}")
+
+    def _on_reflect_action_triggered(self) -> None:
+        self.tabs.setCurrentWidget(self.reflections)
+        self.reflections.custom_prompt.setFocus()
+
+    def _on_reflection_requested(self, job: Any) -> None:
+        self.tabs.setCurrentWidget(self.status)
+
+    def _on_status_cancel_requested(self, job_id: str) -> None:
+        if self.engine is None:
+            return
+        service = StatusService(self.engine)
+        self.runner.submit("cancel", lambda: service.cancel(job_id))
+
+    def _on_settings_action_triggered(self) -> None:
+        if self.engine is None:
+            return
+        dialog = SettingsDialog(self.engine.settings, self)
+        dialog.accepted.connect(lambda: self._apply_settings(dialog.changed_values()))
+        dialog.open()
+
+    def _apply_settings(self, changes: dict[str, Any]) -> None:
+        if not changes or self.engine is None:
+            return
+        engine = self.engine
+        self.runner.submit("save settings", lambda: engine.update_settings(changes),
+                           lambda _r: self.refresh_status(),
+                           lambda e: self.interaction.inform("Settings", f"Not saved: {e}"))
+
+    def _on_runner_op_failed(self, label: str, message: str) -> None:
+        self.statusBar().showMessage(f"{label} failed: {message}", 8000)
+
+    # ---- Helpers
+
+    def _set_engine_actions_enabled(self, enabled: bool) -> None:
+        for action in (self.reflect_action, self.undo_action, self.settings_action):
+            action.setEnabled(enabled)
+
+    @staticmethod
+    def _users(engine: Any) -> list[str]:
+        paths = getattr(engine, "paths", None)
+        users = list(paths.user_ids()) if paths is not None and hasattr(paths, "user_ids") else []
+        for source in getattr(getattr(engine, "settings", None), "sources", []) or []:
+            if source.user_id not in users:
+                users.append(source.user_id)
+        return users

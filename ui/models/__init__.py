@@ -1,0 +1,1 @@
+"""Qt item models adapting engine collections (``ItemRole`` carries the engine object)."""

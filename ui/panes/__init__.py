@@ -1,0 +1,1 @@
+"""Review, evidence, diff, contradictions, reflections, knowledge and status panes."""

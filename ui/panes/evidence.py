@@ -1,0 +1,163 @@
+"""Evidence pane: the turns an item cites, with the words that support it highlighted.
+
+Which words support an item is decided by ``curator.evidence``; this view paints it. Each
+cited turn has a "show conversation" link: ``context_requested(turn_number)`` asks the
+owner to load the surrounding turns, which come back through ``show_context``.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from PySide6.QtCore import QUrl, Signal
+from PySide6.QtWidgets import QLabel, QTextBrowser, QVBoxLayout, QWidget
+
+from curator.evidence import Highlight, highlights, support
+from ui.resources import accents
+
+
+def format_time(timestamp: float | None) -> str:
+    """A turn's timestamp as local ``YYYY-MM-DD HH:MM`` (empty when unknown)."""
+    if not timestamp:
+        return ""
+    return datetime.fromtimestamp(float(timestamp), UTC).astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+def highlighted_html(text: str, spans: Sequence[Highlight], word_colour: str, quote_colour: str) -> str:
+    """``text`` as HTML with ``spans`` wrapped in coloured spans (nested spans flattened)."""
+    marks: list[str | None] = [None] * len(text)
+    for span in spans:
+        for i in range(max(0, span.start), min(len(text), span.end)):
+            if marks[i] != "word":  # a word inside a quote shows as a word (stronger)
+                marks[i] = span.kind if marks[i] is None or span.kind == "word" else marks[i]
+    out: list[str] = []
+    current: str | None = None
+    buffer: list[str] = []
+
+    def flush() -> None:
+        chunk = html.escape("".join(buffer)).replace("\n", "<br>")
+        if current == "word":
+            out.append(f'<span style="background:{word_colour}; font-weight:600">{chunk}</span>')
+        elif current == "quote":
+            out.append(f'<span style="background:{quote_colour}">{chunk}</span>')
+        else:
+            out.append(chunk)
+        buffer.clear()
+
+    for ch, mark in zip(text, marks, strict=True):
+        if mark != current:
+            flush()
+            current = mark
+        buffer.append(ch)
+    flush()
+    return "".join(out)
+
+
+def _turn_attr(turn: Any, name: str, default: Any = "") -> Any:
+    if isinstance(turn, dict):
+        return turn.get(name, default)
+    return getattr(turn, name, default)
+
+
+class EvidenceView(QWidget):
+    """Cited turns with supporting words highlighted; the conversation around them on request.
+
+    Signals: ``context_requested(int)`` with a turn number. Threading: GUI thread only.
+    Turns are any objects (or dicts) with ``number``, ``speaker``/``role``, ``text`` and
+    ``timestamp``, as the engine's index returns them.
+    """
+
+    context_requested = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.header = QLabel("Evidence")
+        self.header.setProperty("role", "heading")
+        self.support_label = QLabel("")
+        self.support_label.setProperty("role", "meta")
+        self.support_label.setWordWrap(True)
+        self.browser = QTextBrowser()
+        self.browser.setObjectName("evidence_browser")
+        self.browser.setOpenLinks(False)
+        self.browser.anchorClicked.connect(self._on_browser_anchor_clicked)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.header)
+        layout.addWidget(self.support_label)
+        layout.addWidget(self.browser)
+        self._claim = ""
+        self._quote = ""
+        self._cited: list[Any] = []
+
+    # ---- Public API
+
+    def show_evidence(self, claim: str, turns: Iterable[Any], quote: str = "", missing: Sequence[int] = ()) -> None:
+        """Show the cited ``turns`` for an item whose text is ``claim``."""
+        self._claim, self._quote, self._cited = claim, quote, list(turns)
+        result = support(claim, [str(_turn_attr(t, "text")) for t in self._cited])
+        parts = [f"{result.ratio:.0%} of the item's content words appear in its turns"]
+        if result.unsupported:
+            parts.append("not found: " + ", ".join(result.unsupported[:12]))
+        if missing:
+            parts.append("cited turns not in the index: " + ", ".join(f"#{n}" for n in missing))
+        self.support_label.setText(" · ".join(parts) if self._cited or missing else "")
+        self.header.setText(f"Evidence — {len(self._cited)} cited turn{'s' if len(self._cited) != 1 else ''}")
+        if not self._cited:
+            self.browser.setHtml("<p><i>This item cites no turns.</i></p>")
+            return
+        self.browser.setHtml(self._render(self._cited, cited_numbers=None, with_links=True))
+
+    def show_context(self, turn_number: int, turns: Iterable[Any]) -> None:
+        """Show the conversation around ``turn_number``; cited turns stay highlighted."""
+        turns = list(turns)
+        cited = {int(_turn_attr(t, "number", 0)) for t in self._cited}
+        back = '<p><a href="back:">← back to the cited turns</a></p>'
+        self.header.setText(f"Conversation around turn #{turn_number}")
+        self.browser.setHtml(back + self._render(turns, cited_numbers=cited | {turn_number}, with_links=False))
+        self.browser.scrollToAnchor(f"turn-{turn_number}")
+
+    def clear(self) -> None:
+        self._claim, self._quote, self._cited = "", "", []
+        self.header.setText("Evidence")
+        self.support_label.setText("")
+        self.browser.clear()
+
+    def plain_text(self) -> str:
+        return self.browser.toPlainText()
+
+    # ---- Rendering
+
+    def _render(self, turns: list[Any], cited_numbers: set[int] | None, with_links: bool) -> str:
+        colours = accents(self.palette())
+        word, quote = colours.evidence.name(), colours.quote.name()
+        blocks: list[str] = []
+        for turn in turns:
+            number = int(_turn_attr(turn, "number", 0))
+            text = str(_turn_attr(turn, "text", ""))
+            who = str(_turn_attr(turn, "speaker", "") or _turn_attr(turn, "role", ""))
+            when = format_time(_turn_attr(turn, "timestamp", None))
+            conversation = str(_turn_attr(turn, "conversation", ""))
+            is_cited = cited_numbers is None or number in cited_numbers
+            body = (
+                highlighted_html(text, highlights(self._claim, text, self._quote), word, quote)
+                if is_cited else html.escape(text).replace("\n", "<br>")
+            )
+            link = f' · <a href="context:{number}">show conversation</a>' if with_links else ""
+            style = "" if is_cited else ' style="color:gray"'
+            blocks.append(
+                f'<a name="turn-{number}"></a><p{style}><b>#{number} {html.escape(who)}</b>'
+                f' <small>{html.escape(when)} · {html.escape(conversation)}{link}</small><br>{body}</p>'
+            )
+        return "".join(blocks)
+
+    # ---- Controllers
+
+    def _on_browser_anchor_clicked(self, url: QUrl) -> None:
+        target = url.toString()
+        if target.startswith("context:"):
+            self.context_requested.emit(int(target.split(":", 1)[1]))
+        elif target.startswith("back:"):
+            self.show_evidence(self._claim, self._cited, self._quote)

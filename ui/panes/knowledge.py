@@ -1,0 +1,378 @@
+"""Knowledge browser: search as you type with filters, open a document, edit, trash, restore, history.
+
+Search is the engine's unified search (``curator.search``); an empty query lists the
+approved documents. Opening a result loads the document (or the turn) in the editor on the
+right; saving, trashing and restoring are engine calls that keep history and the index.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from curator.documents import SCOPES, Document
+from ui.adapt import field
+from ui.interaction import Interaction
+from ui.models.records import Column, ItemRole, RecordTableModel
+from ui.panes.evidence import format_time
+from ui.resources import icon
+from ui.services import KnowledgeService, SearchRequest
+from ui.workers import OpRunner
+
+FRESHNESS = {"any time": None, "last day": 86400.0, "last week": 7 * 86400.0,
+             "last month": 31 * 86400.0, "last year": 366 * 86400.0}
+KIND_FILTERS = ["any kind", "fact", "preference", "procedure", "concept", "pattern", "entity",
+                "reflection", "correction", "connection", "turn"]
+EDITABLE_FIELDS = ("title", "kind", "primary_topic", "keywords", "scope", "quality")
+
+
+def _hit_title(hit: Any) -> str:
+    return str(field(hit, "title", default="") or field(hit, "id", default=""))
+
+
+class DocumentEditor(QWidget):
+    """Fields and body of one document; ``save_requested`` / ``trash_requested`` signals."""
+
+    save_requested = Signal()
+    trash_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.heading = QLabel("Open a result to read or edit it.")
+        self.heading.setProperty("role", "heading")
+        self.heading.setWordWrap(True)
+        self.meta = QLabel("")
+        self.meta.setProperty("role", "meta")
+        self.meta.setWordWrap(True)
+        self.fields: dict[str, QWidget] = {}
+        form = QFormLayout()
+        for name in EDITABLE_FIELDS:
+            if name == "scope":
+                combo = QComboBox()
+                combo.addItems(list(SCOPES))
+                widget: QWidget = combo
+            elif name == "quality":
+                spin = QDoubleSpinBox()
+                spin.setRange(0.0, 1.0)
+                spin.setSingleStep(0.05)
+                widget = spin
+            else:
+                widget = QLineEdit()
+            widget.setObjectName(f"doc_{name}")
+            self.fields[name] = widget
+            form.addRow(name.replace("_", " ").capitalize(), widget)
+        self.body = QPlainTextEdit()
+        self.body.setObjectName("doc_body")
+        self.save_button = QPushButton(icon("approve"), "Save")
+        self.trash_button = QPushButton(icon("trash"), "Move to trash")
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.save_button)
+        buttons.addWidget(self.trash_button)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.heading)
+        layout.addWidget(self.meta)
+        layout.addLayout(form)
+        layout.addWidget(self.body, 1)
+        layout.addLayout(buttons)
+        self.save_button.clicked.connect(self.save_requested)
+        self.trash_button.clicked.connect(self.trash_requested)
+        self.show_document(None)
+
+    def show_document(self, doc: Document | None, read_only_text: str = "") -> None:
+        editable = doc is not None
+        for widget in self.fields.values():
+            widget.setEnabled(editable)
+        self.save_button.setEnabled(editable)
+        self.trash_button.setEnabled(editable)
+        self.body.setReadOnly(not editable)
+        if doc is None:
+            self.body.setPlainText(read_only_text)
+            if not read_only_text:
+                self.heading.setText("Open a result to read or edit it.")
+                self.meta.setText("")
+            return
+        self.heading.setText(doc.title or doc.id)
+        self.meta.setText(f"id {doc.id} · {doc.get('user_id', '')} · created {doc.get('created_at', '')}"
+                          f" · updated {doc.get('updated_at', '—')}")
+        for name, widget in self.fields.items():
+            value = doc.meta.get(name)
+            if isinstance(widget, QComboBox):
+                widget.setCurrentText(str(value or "new"))
+            elif isinstance(widget, QDoubleSpinBox):
+                widget.setValue(float(value) if isinstance(value, (int, float)) else 0.5)
+            elif isinstance(widget, QLineEdit):
+                widget.setText(", ".join(map(str, value)) if isinstance(value, list) else str(value or ""))
+        self.body.setPlainText(doc.body)
+
+    def values(self) -> dict[str, Any]:
+        """Fields as edited (keywords split on commas)."""
+        out: dict[str, Any] = {}
+        for name, widget in self.fields.items():
+            if isinstance(widget, QComboBox):
+                out[name] = widget.currentText()
+            elif isinstance(widget, QDoubleSpinBox):
+                out[name] = round(widget.value(), 3)
+            elif isinstance(widget, QLineEdit):
+                text = widget.text().strip()
+                out[name] = [k.strip() for k in text.split(",") if k.strip()] if name == "keywords" else text
+        return out
+
+
+class KnowledgePane(QWidget):
+    """Search, filters, results, the open document, its history and the trash."""
+
+    def __init__(self, runner: OpRunner, interaction: Interaction, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._runner = runner
+        self._interaction = interaction
+        self._service: KnowledgeService | None = None
+        self._doc: Document | None = None
+
+        self.query = QLineEdit()
+        self.query.setObjectName("search_query")
+        self.query.setPlaceholderText("Search turns, summaries and knowledge…  (empty: all approved knowledge)")
+        self.query.setClearButtonEnabled(True)
+        self.kind = QComboBox()
+        self.kind.addItems(KIND_FILTERS)
+        self.topic = QLineEdit()
+        self.topic.setPlaceholderText("topic")
+        self.topic.setMaximumWidth(140)
+        self.scope = QComboBox()
+        self.scope.addItems(["any scope", *SCOPES])
+        self.min_quality = QDoubleSpinBox()
+        self.min_quality.setRange(0.0, 1.0)
+        self.min_quality.setSingleStep(0.1)
+        self.min_quality.setPrefix("quality ≥ ")
+        self.freshness = QComboBox()
+        self.freshness.addItems(list(FRESHNESS))
+        filters = QHBoxLayout()
+        for widget in (self.kind, self.topic, self.scope, self.min_quality, self.freshness):
+            filters.addWidget(widget)
+        filters.addStretch(1)
+
+        self.results: RecordTableModel[Any] = RecordTableModel([
+            Column("Result", _hit_title, tooltip=lambda h: str(field(h, "snippet", default="") or "")),
+            Column("Kind", lambda h: field(h, "kind", default="")),
+            Column("Scope", lambda h: field(h, "scope", default="") or ""),
+            Column("Quality", lambda h: "" if field(h, "quality") is None else f"{float(field(h, 'quality')):.2f}"),
+            Column("When", lambda h: format_time(field(h, "timestamp", default=None))),
+            Column("Snippet", lambda h: str(field(h, "snippet", default="") or "").replace("\n", " ")),
+        ], self)
+        self.table = QTableView()
+        self.table.setObjectName("search_results")
+        self.table.setModel(self.results)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setColumnWidth(0, 260)
+        self.count_label = QLabel("")
+        self.count_label.setProperty("role", "meta")
+
+        self.editor = DocumentEditor()
+        self.history: RecordTableModel[Any] = RecordTableModel([
+            Column("Saved", lambda e: field(e, "saved_at", default="")),
+            Column("Action", lambda e: field(e, "action", default="")),
+        ], self)
+        self.history_view = QTableView()
+        self.history_view.setModel(self.history)
+        self.history_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.history_view.horizontalHeader().setStretchLastSection(True)
+        self.history_view.verticalHeader().hide()
+        self.history_text = QPlainTextEdit()
+        self.history_text.setReadOnly(True)
+        self.history_text.setPlaceholderText("Select an earlier version to read it.")
+        history_page = QSplitter(Qt.Orientation.Vertical)
+        history_page.addWidget(self.history_view)
+        history_page.addWidget(self.history_text)
+
+        self.trash: RecordTableModel[Any] = RecordTableModel([
+            Column("Title", lambda e: field(e, "title", default="") or field(e, "doc_id", default="")),
+            Column("Deleted", lambda e: field(e, "deleted_at", default="")),
+            Column("From", lambda e: field(e, "original", default="")),
+        ], self)
+        self.trash_view = QTableView()
+        self.trash_view.setObjectName("trash_table")
+        self.trash_view.setModel(self.trash)
+        self.trash_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.trash_view.horizontalHeader().setStretchLastSection(True)
+        self.trash_view.verticalHeader().hide()
+        self.restore_button = QPushButton(icon("restore"), "Restore")
+        trash_page = QWidget()
+        trash_layout = QVBoxLayout(trash_page)
+        trash_layout.addWidget(self.trash_view)
+        trash_layout.addWidget(self.restore_button, alignment=Qt.AlignmentFlag.AlignLeft)
+
+        self.side_tabs = QTabWidget()
+        self.side_tabs.addTab(self.editor, "Document")
+        self.side_tabs.addTab(history_page, icon("history"), "History")
+        self.side_tabs.addTab(trash_page, icon("trash"), "Trash")
+
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(self.query)
+        left_layout.addLayout(filters)
+        left_layout.addWidget(self.table, 1)
+        left_layout.addWidget(self.count_label)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(left)
+        splitter.addWidget(self.side_tabs)
+        splitter.setSizes([620, 480])
+        layout = QVBoxLayout(self)
+        layout.addWidget(splitter)
+
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(180)
+        self._search_timer.timeout.connect(self.run_search)
+        self.query.textChanged.connect(self._on_filters_changed)
+        self.topic.textChanged.connect(self._on_filters_changed)
+        for combo in (self.kind, self.scope, self.freshness):
+            combo.currentIndexChanged.connect(self._on_filters_changed)
+        self.min_quality.valueChanged.connect(self._on_filters_changed)
+        self.table.selectionModel().selectionChanged.connect(self._on_table_selection_changed)
+        self.editor.save_requested.connect(self._on_editor_save_requested)
+        self.editor.trash_requested.connect(self._on_editor_trash_requested)
+        self.history_view.selectionModel().selectionChanged.connect(self._on_history_selection_changed)
+        self.restore_button.clicked.connect(self._on_restore_button_clicked)
+
+    # ---- Public API
+
+    def attach(self, service: KnowledgeService) -> None:
+        self._service = service
+        self.run_search()
+        self.reload_trash()
+
+    def request(self) -> SearchRequest:
+        """The search as the widgets describe it."""
+        window = FRESHNESS[self.freshness.currentText()]
+        return SearchRequest(
+            query=self.query.text().strip(),
+            kind="" if self.kind.currentIndex() == 0 else self.kind.currentText(),
+            topic=self.topic.text().strip(),
+            scope="" if self.scope.currentIndex() == 0 else self.scope.currentText(),
+            min_quality=self.min_quality.value() or None,
+            since=(time.time() - window) if window else None,
+        )
+
+    def run_search(self) -> None:
+        if self._service is None:
+            return
+        service, request = self._service, self.request()
+        self._runner.submit("search", lambda: service.search(request), self._on_search_done, latest_only="search")
+
+    def reload_trash(self) -> None:
+        if self._service is None:
+            return
+        service = self._service
+        self._runner.submit("load trash", service.list_trash, self.trash.set_records, latest_only="trash")
+
+    def open_document(self, doc_id: str) -> None:
+        """Load and show the document with this id."""
+        if self._service is None:
+            return
+        service = self._service
+        self._runner.submit("open document", lambda: service.open_document(doc_id), self._on_document_loaded,
+                            latest_only="open")
+
+    def current_document(self) -> Document | None:
+        return self._doc
+
+    # ---- Results
+
+    def _on_search_done(self, hits: list[Any]) -> None:
+        self.results.set_records(hits)
+        self.count_label.setText(f"{len(hits)} result{'s' if len(hits) != 1 else ''}")
+
+    def _on_document_loaded(self, loaded: tuple[Document | None, list[Any]]) -> None:
+        doc, history = loaded
+        self._doc = doc
+        self.editor.show_document(doc)
+        self.history.set_records(history)
+        self.history_text.clear()
+        self.side_tabs.setCurrentWidget(self.editor)
+
+    def _on_turn_loaded(self, text: str) -> None:
+        self._doc = None
+        self.editor.heading.setText("A turn (read only; turns belong to their chat client)")
+        self.editor.show_document(None, text)
+        self.history.set_records([])
+
+    # ---- Controllers
+
+    def _on_filters_changed(self, *_args: Any) -> None:
+        self._search_timer.start()
+
+    def _on_table_selection_changed(self, *_args: Any) -> None:
+        index = self.table.currentIndex()
+        hit = index.siblingAtColumn(0).data(ItemRole) if index.isValid() else None
+        if hit is None or self._service is None:
+            return
+        if field(hit, "item_type", default="document") == "turn":
+            service = self._service
+            self._runner.submit("open turn", lambda: service.turn_text(hit), self._on_turn_loaded, latest_only="open")
+        else:
+            self.open_document(str(field(hit, "id", default="")))
+
+    def _on_editor_save_requested(self) -> None:
+        if self._doc is None or self._service is None:
+            return
+        service, doc = self._service, self._doc
+        values, body = self.editor.values(), self.editor.body.toPlainText()
+        self._runner.submit("save document", lambda: service.save_document(doc, values, body),
+                            lambda _r: (self.open_document(doc.id), self.run_search()),
+                            lambda e: self._interaction.inform("Save", f"Not saved: {e}"))
+
+    def _on_editor_trash_requested(self) -> None:
+        if self._doc is None or self._service is None:
+            return
+        if not self._interaction.confirm("Move to trash", f"Move “{self._doc.title or self._doc.id}” to the trash?"):
+            return
+        service, doc = self._service, self._doc
+        self._runner.submit("trash document", lambda: service.trash_document(doc), self._on_trashed)
+
+    def _on_trashed(self, _result: Any) -> None:
+        self._doc = None
+        self.editor.show_document(None)
+        self.history.set_records([])
+        self.run_search()
+        self.reload_trash()
+
+    def _on_history_selection_changed(self, *_args: Any) -> None:
+        index = self.history_view.currentIndex()
+        entry = index.siblingAtColumn(0).data(ItemRole) if index.isValid() else None
+        if entry is None or self._service is None:
+            return
+        service = self._service
+        self._runner.submit("read version", lambda: service.read_version(entry), self.history_text.setPlainText)
+
+    def _on_restore_button_clicked(self) -> None:
+        index = self.trash_view.currentIndex()
+        entry = index.siblingAtColumn(0).data(ItemRole) if index.isValid() else None
+        if entry is None or self._service is None:
+            return
+        service = self._service
+        self._runner.submit("restore", lambda: service.restore(entry),
+                            lambda _r: (self.reload_trash(), self.run_search()),
+                            lambda e: self._interaction.inform("Restore", f"Not restored: {e}"))

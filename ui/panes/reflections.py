@@ -1,0 +1,223 @@
+"""Reflections timeline: context summaries in time order with the prompts that produced them.
+
+Edit a summary in place, delete it (soft: it stays on disk marked deleted and never comes
+back in search) or restore it; "Reflect now" asks the engine for a summary at once, with an
+optional custom prompt. The running reflection streams in the status pane.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ui.adapt import field, text_of
+from ui.interaction import Interaction
+from ui.models.records import Column, ItemRole, RecordTableModel
+from ui.resources import icon
+from ui.services import SummariesService
+from ui.workers import OpRunner
+
+
+def _is_deleted(summary: Any) -> bool:
+    return bool(field(summary, "deleted", default=False))
+
+
+def _prompt_of(summary: Any) -> str:
+    return str(field(summary, "prompt", default="") or "")
+
+
+def _when(summary: Any) -> str:
+    return str(field(summary, "created_at", "timestamp", default="") or "")
+
+
+def timeline_columns() -> list[Column[Any]]:
+    return [
+        Column("When", _when, foreground=lambda s: QColor("gray") if _is_deleted(s) else None),
+        Column("Summary", lambda s: ("[deleted] " if _is_deleted(s) else "") + text_of(s).replace("\n", " ")[:140],
+               tooltip=text_of, foreground=lambda s: QColor("gray") if _is_deleted(s) else None),
+        Column("Prompt", lambda s: _prompt_of(s)[:80], tooltip=_prompt_of),
+    ]
+
+
+class ReflectionsPane(QWidget):
+    """The timeline. Signals: ``reflection_requested(job)`` after "Reflect now" was accepted."""
+
+    reflection_requested = Signal(object)
+
+    def __init__(self, runner: OpRunner, interaction: Interaction, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._runner = runner
+        self._interaction = interaction
+        self._service: SummariesService | None = None
+
+        self.custom_prompt = QLineEdit()
+        self.custom_prompt.setObjectName("custom_prompt")
+        self.custom_prompt.setPlaceholderText("Optional custom prompt, e.g. “Summarise only the travel plans”")
+        self.reflect_button = QPushButton(icon("reflect"), "Reflect now")
+        self.reflect_button.setProperty("role", "primary")
+        self.show_deleted = QCheckBox("Show deleted")
+        top = QHBoxLayout()
+        top.addWidget(self.custom_prompt, 1)
+        top.addWidget(self.reflect_button)
+        top.addWidget(self.show_deleted)
+
+        self.model: RecordTableModel[Any] = RecordTableModel(timeline_columns(), self)
+        self.table = QTableView()
+        self.table.setObjectName("reflections_table")
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setColumnWidth(0, 160)
+        self.table.setColumnWidth(1, 460)
+        self.empty_label = QLabel("No context summaries yet. They appear after a pause in a conversation,"
+                                  " or press “Reflect now”.")
+        self.empty_label.setProperty("role", "meta")
+        self.empty_label.setWordWrap(True)
+
+        self.prompt_label = QLabel("")
+        self.prompt_label.setProperty("role", "meta")
+        self.prompt_label.setWordWrap(True)
+        self.editor = QPlainTextEdit()
+        self.editor.setObjectName("summary_editor")
+        self.save_button = QPushButton(icon("approve"), "Save edit")
+        self.delete_button = QPushButton(icon("trash"), "Delete")
+        self.restore_button = QPushButton(icon("restore"), "Restore")
+        buttons = QHBoxLayout()
+        for button in (self.save_button, self.delete_button, self.restore_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        detail = QWidget()
+        detail_layout = QVBoxLayout(detail)
+        detail_layout.setContentsMargins(0, 0, 0, 0)
+        detail_layout.addWidget(self.prompt_label)
+        detail_layout.addWidget(self.editor, 1)
+        detail_layout.addLayout(buttons)
+
+        upper = QWidget()
+        upper_layout = QVBoxLayout(upper)
+        upper_layout.setContentsMargins(0, 0, 0, 0)
+        upper_layout.addWidget(self.table, 1)
+        upper_layout.addWidget(self.empty_label)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(upper)
+        splitter.addWidget(detail)
+        splitter.setSizes([300, 300])
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(splitter, 1)
+
+        self.reflect_button.clicked.connect(self._on_reflect_button_clicked)
+        self.custom_prompt.returnPressed.connect(self._on_reflect_button_clicked)
+        self.show_deleted.toggled.connect(lambda _checked: self.reload())
+        self.table.selectionModel().selectionChanged.connect(self._on_table_selection_changed)
+        self.save_button.clicked.connect(self._on_save_button_clicked)
+        self.delete_button.clicked.connect(self._on_delete_button_clicked)
+        self.restore_button.clicked.connect(self._on_restore_button_clicked)
+        self._show(None)
+
+    # ---- Public API
+
+    def attach(self, service: SummariesService) -> None:
+        self._service = service
+        self.reload()
+
+    def reload(self, select_id: str = "") -> None:
+        if self._service is None:
+            return
+        service, include = self._service, self.show_deleted.isChecked()
+        self._runner.submit("load summaries", lambda: service.list(include),
+                            lambda items: self._on_loaded(items, select_id), latest_only="summaries")
+
+    def current_summary(self) -> Any:
+        index = self.table.currentIndex()
+        return index.siblingAtColumn(0).data(ItemRole) if index.isValid() else None
+
+    # ---- Results
+
+    def _on_loaded(self, items: list[Any], select_id: str) -> None:
+        previous = select_id or str(field(self.current_summary(), "id", default="") or "")
+        self.model.set_records(items)
+        self.empty_label.setVisible(not items)
+        row = self.model.row_of(lambda s: str(field(s, "id", default="")) == previous) if previous else -1
+        if row < 0 and items:
+            row = len(items) - 1  # newest is last in time order
+        if row >= 0:
+            self.table.selectRow(row)
+        else:
+            self._show(None)
+
+    # ---- Controllers
+
+    def _on_table_selection_changed(self, *_args: Any) -> None:
+        self._show(self.current_summary())
+
+    def _on_reflect_button_clicked(self) -> None:
+        if self._service is None:
+            return
+        service, prompt = self._service, self.custom_prompt.text().strip()
+        self._runner.submit("reflect now", lambda: service.reflect_now(prompt), self._on_reflection_queued,
+                            lambda e: self._interaction.inform("Reflect now", f"Could not start: {e}"))
+
+    def _on_reflection_queued(self, job: Any) -> None:
+        self.custom_prompt.clear()
+        self.reflection_requested.emit(job)
+
+    def _on_save_button_clicked(self) -> None:
+        summary = self.current_summary()
+        if summary is None or self._service is None:
+            return
+        service, text = self._service, self.editor.toPlainText()
+        sid = str(field(summary, "id", default=""))
+        self._runner.submit("edit summary", lambda: service.edit(summary, text), lambda _r: self.reload(sid),
+                            lambda e: self._interaction.inform("Edit summary", f"Not saved: {e}"))
+
+    def _on_delete_button_clicked(self) -> None:
+        summary = self.current_summary()
+        if summary is None or self._service is None:
+            return
+        if not self._interaction.confirm("Delete summary", "Delete this summary? It will never be found by search"
+                                         " again; you can restore it from “Show deleted”."):
+            return
+        service = self._service
+        self._runner.submit("delete summary", lambda: service.delete(summary), lambda _r: self.reload())
+
+    def _on_restore_button_clicked(self) -> None:
+        summary = self.current_summary()
+        if summary is None or self._service is None:
+            return
+        service = self._service
+        sid = str(field(summary, "id", default=""))
+        self._runner.submit("restore summary", lambda: service.restore(summary), lambda _r: self.reload(sid))
+
+    # ---- Helpers
+
+    def _show(self, summary: Any) -> None:
+        has = summary is not None
+        deleted = has and _is_deleted(summary)
+        self.editor.setEnabled(has and not deleted)
+        self.save_button.setEnabled(has and not deleted)
+        self.delete_button.setEnabled(has and not deleted)
+        self.restore_button.setEnabled(deleted)
+        if not has:
+            self.prompt_label.setText("")
+            self.editor.clear()
+            return
+        self.prompt_label.setText(f"Prompt: {_prompt_of(summary) or '(default)'} · {_when(summary)}")
+        self.editor.setPlainText(text_of(summary))

@@ -1,0 +1,379 @@
+"""Review queue pane: lanes of staged items on the left, the selected item on the right.
+
+Keyboard-first: A approve, E edit, D discard, U or Ctrl+Z undo, arrows to move, Shift/Ctrl
+for multi-selection (bulk approve/discard). While editing, Ctrl+Enter approves the edited
+text and Esc returns to the list. Every action is an engine call run by the ``OpRunner``;
+the pane refreshes from the engine afterwards, so the files decide what is shown.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ui.adapt import as_float, field, str_list, text_of
+from ui.interaction import Interaction
+from ui.models.queue_model import QueueEntry, QueueModel
+from ui.panes.contradictions import ContradictionView
+from ui.panes.diff import DiffView
+from ui.panes.evidence import EvidenceView
+from ui.resources import icon
+from ui.services import ReviewDetail, ReviewService
+from ui.workers import OpRunner
+
+
+def entry_from_item(item: Any) -> QueueEntry:
+    """What the queue shows of an engine staged item."""
+    return QueueEntry(
+        item_id=str(field(item, "id", "item_id", "doc_id", default="")),
+        kind=str(field(item, "kind", default="fact")),
+        title=str(field(item, "title", default="") or ""),
+        text=text_of(item),
+        confidence=as_float(field(item, "confidence", default=0.0)),
+        flags=tuple(str_list(field(item, "flags", "flag_reasons", default=None))),
+        gates=tuple(str_list(field(item, "gates", "gates_passed", "gate_results", default=None))),
+        recurring=int(as_float(field(item, "promotion_count", "seen", "recurrence", default=0))),
+        item=item,
+    )
+
+
+class ItemCard(QWidget):
+    """Title, badges, gate results and flags of the selected item."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.title = QLabel("Nothing selected")
+        self.title.setProperty("role", "heading")
+        self.title.setWordWrap(True)
+        self.badges = QLabel("")
+        self.badges.setProperty("role", "meta")
+        self.gates = QLabel("")
+        self.gates.setWordWrap(True)
+        self.flags = QLabel("")
+        self.flags.setWordWrap(True)
+        self.flags.setProperty("role", "flag")
+        self.flags.hide()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        for widget in (self.title, self.badges, self.gates, self.flags):
+            layout.addWidget(widget)
+
+    def show_entry(self, entry: QueueEntry | None, detail: ReviewDetail | None = None) -> None:
+        if entry is None:
+            self.title.setText("Nothing selected")
+            self.badges.setText("")
+            self.gates.setText("")
+            self.flags.hide()
+            return
+        self.title.setText(entry.title or entry.text[:120])
+        parts = [entry.kind.replace("_", " "), f"confidence {entry.confidence:.2f}"]
+        if entry.recurring > 1:
+            parts.append(f"seen in {entry.recurring} batches")
+        staged = field(entry.item, "staged_at", "created_at", default="")
+        if staged:
+            parts.append(f"staged {staged}")
+        self.badges.setText(" · ".join(parts))
+        self.gates.setText("Gates passed: " + (", ".join(entry.gates) if entry.gates else "—"))
+        if entry.flags:
+            self.flags.setText("⚑ " + " · ".join(entry.flags))
+            self.flags.show()
+        else:
+            self.flags.hide()
+
+
+class ReviewPane(QWidget):
+    """The review queue. Signals: ``queue_changed(count)`` after each reload (GUI thread)."""
+
+    queue_changed = Signal(int)
+
+    def __init__(self, runner: OpRunner, interaction: Interaction, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._runner = runner
+        self._interaction = interaction
+        self._service: ReviewService | None = None
+        self._detail: ReviewDetail | None = None
+        self._pending_select = ""
+
+        # ---- View
+        self.model = QueueModel(self)
+        self.tree = QTreeView()
+        self.tree.setObjectName("queue_tree")
+        self.tree.setModel(self.model)
+        self.tree.setHeaderHidden(True)
+        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setAlternatingRowColors(True)
+        self.empty_label = QLabel("Nothing waiting for review.")
+        self.empty_label.setProperty("role", "meta")
+        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+
+        self.approve_button = QPushButton(icon("approve"), "Approve  (A)")
+        self.approve_button.setProperty("role", "primary")
+        self.edit_button = QPushButton(icon("edit"), "Edit  (E)")
+        self.discard_button = QPushButton(icon("discard"), "Discard  (D)")
+        self.undo_button = QPushButton(icon("undo"), "Undo  (U)")
+        buttons = QHBoxLayout()
+        for button in (self.approve_button, self.edit_button, self.discard_button, self.undo_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+
+        self.card = ItemCard()
+        self.diff = DiffView()
+        self.contradiction = ContradictionView()
+        self.detail_stack = QStackedWidget()
+        self.detail_stack.addWidget(self.diff)
+        self.detail_stack.addWidget(self.contradiction)
+        self.evidence = EvidenceView()
+
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(self.tree)
+        left_layout.addWidget(self.empty_label)
+        right_split = QSplitter(Qt.Orientation.Vertical)
+        top = QWidget()
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.addWidget(self.card)
+        top_layout.addWidget(self.detail_stack, 1)
+        top_layout.addLayout(buttons)
+        right_split.addWidget(top)
+        right_split.addWidget(self.evidence)
+        right_split.setSizes([360, 300])
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(right_split)
+        self.splitter.setSizes([380, 720])
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.splitter)
+
+        # ---- Wiring
+        self.tree.selectionModel().selectionChanged.connect(self._on_tree_selection_changed)
+        self.approve_button.clicked.connect(self._on_approve_button_clicked)
+        self.edit_button.clicked.connect(self._on_edit_button_clicked)
+        self.discard_button.clicked.connect(self._on_discard_button_clicked)
+        self.undo_button.clicked.connect(self._on_undo_button_clicked)
+        self.evidence.context_requested.connect(self._on_evidence_context_requested)
+        self.contradiction.resolved.connect(self._on_contradiction_resolved)
+        for keys, slot in (
+            ("A", self._on_approve_button_clicked),
+            ("E", self._on_edit_button_clicked),
+            ("D", self._on_discard_button_clicked),
+            ("U", self._on_undo_button_clicked),
+            (QKeySequence.StandardKey.Undo, self._on_undo_button_clicked),
+            ("Delete", self._on_discard_button_clicked),
+        ):
+            shortcut = QShortcut(QKeySequence(keys), self.tree)
+            shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
+            shortcut.activated.connect(slot)
+        for keys, slot in (("Ctrl+Return", self._on_approve_button_clicked),
+                           ("Ctrl+Enter", self._on_approve_button_clicked),
+                           ("Escape", self._on_editor_escape)):
+            shortcut = QShortcut(QKeySequence(keys), self.diff.new_edit)
+            shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
+            shortcut.activated.connect(slot)
+        self._update_enabled()
+
+    # ---- Public API
+
+    def attach(self, service: ReviewService) -> None:
+        """Start showing the queue of ``service`` (an engine adapter)."""
+        self._service = service
+        self.reload()
+
+    def reload(self, select_id: str = "") -> None:
+        """Reload the queue from the engine (in the background)."""
+        if self._service is None:
+            return
+        service = self._service
+        self._pending_select = select_id or self._pending_select
+        self._runner.submit("load queue", service.list_items, self._on_queue_loaded, latest_only="queue")
+
+    def selected_entries(self) -> list[QueueEntry]:
+        out = []
+        for index in self.tree.selectionModel().selectedRows():
+            entry = self.model.entry(index)
+            if entry is not None:
+                out.append(entry)
+        return out
+
+    def current_entry(self) -> QueueEntry | None:
+        return self.model.entry(self.tree.currentIndex())
+
+    # ---- Engine results (GUI thread)
+
+    def _on_queue_loaded(self, items: list[Any]) -> None:
+        previous = self.current_entry()
+        prev_id = self._pending_select or (previous.item_id if previous else "")
+        prev_pos = self._flat_position(previous)
+        self._pending_select = ""
+        self.model.set_entries([entry_from_item(item) for item in items])
+        self.tree.expandAll()
+        self.empty_label.setVisible(self.model.total() == 0)
+        target = self.model.index_of(prev_id) if prev_id else QModelIndex()
+        if not target.isValid():
+            entries = self.model.entries()
+            if entries:
+                pos = min(max(prev_pos, 0), len(entries) - 1)
+                target = self.model.index_of(entries[pos].item_id)
+        if target.isValid():
+            self.tree.selectionModel().setCurrentIndex(
+                target, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+            )
+        else:
+            self._show_detail(None, None)
+        self._update_enabled()
+        self.queue_changed.emit(self.model.total())
+
+    def _on_detail_loaded(self, detail: ReviewDetail) -> None:
+        current = self.current_entry()
+        if current is None or current.item_id != detail.item_id:
+            return
+        self._show_detail(current, detail)
+
+    def _on_action_done(self, _result: Any = None) -> None:
+        self.reload()
+
+    def _on_action_failed(self, error: BaseException) -> None:
+        self._interaction.inform("Review", f"That did not work: {error}")
+        self.reload()
+
+    # ---- Controllers
+
+    def _on_tree_selection_changed(self, *_args: Any) -> None:
+        entry = self.current_entry()
+        self._update_enabled()
+        if entry is None or self._service is None:
+            self._show_detail(None, None)
+            return
+        self.card.show_entry(entry)
+        service = self._service
+        self._runner.submit(
+            "show item", lambda: service.detail(entry.item), self._on_detail_loaded, latest_only="detail"
+        )
+
+    def _on_approve_button_clicked(self) -> None:
+        entries = self.selected_entries()
+        if not entries or self._service is None:
+            return
+        service = self._service
+        if len(entries) == 1:
+            entry = entries[0]
+            if entry.kind == "contradiction":
+                self._interaction.inform("Contradiction", "Resolve a contradiction with the buttons below it.")
+                return
+            edited = self.diff.new_text() if self._detail and self._detail.item_id == entry.item_id else None
+            if edited is not None and self._detail is not None and edited == self._detail.proposed_text:
+                edited = None
+            shown_hash = self._detail.shown_hash if self._detail else ""
+            self._runner.submit(
+                "approve", lambda: service.approve(entry.item, edited, shown_hash),
+                self._on_action_done, self._on_action_failed,
+            )
+            return
+        if not self._interaction.confirm("Approve", f"Approve {len(entries)} items as shown?"):
+            return
+        items = [e.item for e in entries if e.kind != "contradiction"]
+        self._runner.submit(
+            "approve all", lambda: [service.approve(i, None, "") for i in items],
+            self._on_action_done, self._on_action_failed,
+        )
+
+    def _on_edit_button_clicked(self) -> None:
+        if self.current_entry() is None or self.detail_stack.currentWidget() is not self.diff:
+            return
+        self.diff.new_edit.setFocus()
+        self.diff.new_edit.selectAll()
+
+    def _on_editor_escape(self) -> None:
+        self.tree.setFocus()
+
+    def _on_discard_button_clicked(self) -> None:
+        entries = self.selected_entries()
+        if not entries or self._service is None:
+            return
+        if len(entries) > 1 and not self._interaction.confirm("Discard", f"Discard {len(entries)} items?"):
+            return
+        service = self._service
+        items = [e.item for e in entries]
+        self._runner.submit(
+            "discard", lambda: [service.discard(i, "discarded in review") for i in items],
+            self._on_action_done, self._on_action_failed,
+        )
+
+    def _on_undo_button_clicked(self) -> None:
+        if self._service is None:
+            return
+        service = self._service
+        self._runner.submit("undo", service.undo, self._on_undo_done, self._on_action_failed)
+
+    def _on_undo_done(self, result: Any) -> None:
+        self._pending_select = str(field(result, "item_id", "doc_id", "id", default="") or "")
+        self.reload()
+
+    def _on_contradiction_resolved(self, choice: str, note: str) -> None:
+        entry = self.current_entry()
+        if entry is None or self._service is None:
+            return
+        service = self._service
+        self._runner.submit(
+            "resolve", lambda: service.resolve(entry.item, choice, note),
+            self._on_action_done, self._on_action_failed,
+        )
+
+    def _on_evidence_context_requested(self, number: int) -> None:
+        if self._service is None:
+            return
+        service = self._service
+        entry = self.current_entry()
+        self._runner.submit(
+            "load conversation", lambda: service.conversation_around(entry.item if entry else None, number),
+            lambda turns: self.evidence.show_context(number, turns),
+        )
+
+    # ---- Helpers
+
+    def _show_detail(self, entry: QueueEntry | None, detail: ReviewDetail | None) -> None:
+        self._detail = detail
+        self.card.show_entry(entry, detail)
+        if entry is None or detail is None:
+            self.diff.clear()
+            self.evidence.clear()
+            return
+        if entry.kind == "contradiction":
+            self.detail_stack.setCurrentWidget(self.contradiction)
+            self.contradiction.show_pair(detail.left, detail.right)
+        else:
+            self.detail_stack.setCurrentWidget(self.diff)
+            self.diff.old_edit.setVisible(bool(detail.old_text))
+            self.diff.old_title.setVisible(bool(detail.old_text))
+            self.diff.set_texts(detail.old_text, detail.proposed_text,
+                                new_title="Proposed (editable)" if not detail.old_text else "Proposed correction (editable)")
+        self.evidence.show_evidence(detail.claim, detail.turns, detail.quote, detail.missing_turns)
+
+    def _flat_position(self, entry: QueueEntry | None) -> int:
+        if entry is None:
+            return 0
+        for pos, candidate in enumerate(self.model.entries()):
+            if candidate.item_id == entry.item_id:
+                return pos
+        return 0
+
+    def _update_enabled(self) -> None:
+        has = bool(self.selected_entries()) and self._service is not None
+        for button in (self.approve_button, self.edit_button, self.discard_button):
+            button.setEnabled(has)
+        self.undo_button.setEnabled(self._service is not None)

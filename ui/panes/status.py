@@ -1,0 +1,258 @@
+"""Status and activity: sources and their health, triggers, the model, a live reflection, the log.
+
+Fed by engine events (relayed to the GUI thread by ``ui.bridge.EventRelay``) and by a
+periodic snapshot. A running reflection streams its tokens here and can be cancelled.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor, QTextCursor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ui.adapt import field
+from ui.models.records import Column, RecordTableModel
+from ui.resources import icon
+from ui.services import StatusSnapshot
+
+MAX_STREAM_CHARS = 20_000
+QUIET_KINDS = ("model.token", "job.token", "reflection.token", "model.progress", "job.progress", "job.queued")
+
+
+@dataclass(frozen=True)
+class ActivityEntry:
+    """One line of the activity log."""
+
+    at: float
+    kind: str
+    message: str
+    level: str = "info"  # info | warning | error
+
+
+def _fmt_clock(at: float) -> str:
+    return time.strftime("%H:%M:%S", time.localtime(at))
+
+
+def describe_event(kind: str, data: dict[str, Any]) -> list[ActivityEntry]:
+    """Activity lines for an engine event (gate rejections get a line each, with their reason)."""
+    now = time.time()
+    if kind.startswith(QUIET_KINDS):
+        return []
+    level = "error" if ("error" in kind or "failed" in kind) else "info"
+    skip = {"rejections", "text", "token", "turns", "items", "staged_files"}
+    parts = [f"{k}={v}" for k, v in data.items() if k not in skip and not isinstance(v, (list, dict))]
+    for key in ("staged_files", "items"):
+        if isinstance(data.get(key), list):
+            parts.append(f"{len(data[key])} {key.replace('_', ' ')}")
+    out = [ActivityEntry(now, kind, ", ".join(parts) or "—", level)]
+    rejections = data.get("rejections")
+    if rejections is None and isinstance(data.get("quality_gate_results"), dict):
+        rejections = data["quality_gate_results"].get("rejections")
+    for rejection in rejections or []:
+        if isinstance(rejection, dict):
+            gate = rejection.get("gate", "gate")
+            reason = rejection.get("reason", "")
+            item = str(rejection.get("item", ""))[:90]
+            out.append(ActivityEntry(now, "gate.rejected", f"{gate}: {reason} — “{item}”", "warning"))
+    return out
+
+
+def _level_colour(entry: ActivityEntry) -> QColor | None:
+    return {"error": QColor("#c8453b"), "warning": QColor("#c86a1a")}.get(entry.level)
+
+
+class StatusPane(QWidget):
+    """Sources, triggers, model state, live reflection and activity.
+
+    Signals: ``cancel_requested(job_id)`` when the person cancels the running reflection,
+    ``refresh_requested()`` when they ask for a fresh snapshot.
+    """
+
+    cancel_requested = Signal(str)
+    refresh_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._job_id = ""
+
+        self.sources: RecordTableModel[Any] = RecordTableModel([
+            Column("Source", lambda s: field(s, "path", "root", default="")),
+            Column("Adapter", lambda s: field(s, "adapter", default="")),
+            Column("User", lambda s: field(s, "user_id", default="")),
+            Column("Health", lambda s: field(s, "status", "health", default=""),
+                   tooltip=lambda s: str(field(s, "detail", "problem", default="") or ""),
+                   foreground=lambda s: None if str(field(s, "status", "health", default="")) in {"ok", "watching", "available", ""} else QColor("#c8453b")),
+            Column("Turns", lambda s: field(s, "turns", default="")),
+        ], self)
+        self.sources_view = QTableView()
+        self.sources_view.setModel(self.sources)
+        self.sources_view.verticalHeader().hide()
+        self.sources_view.horizontalHeader().setStretchLastSection(True)
+        self.sources_view.setColumnWidth(0, 320)
+        self.refresh_button = QPushButton("Refresh")
+
+        self.triggers_text = QPlainTextEdit()
+        self.triggers_text.setReadOnly(True)
+        self.triggers_text.setObjectName("triggers_text")
+        self.triggers_text.setPlaceholderText("Trigger counters appear once the vault is open.")
+
+        self.model_label = QLabel("Model: not loaded")
+        self.model_label.setObjectName("model_label")
+        self.model_label.setWordWrap(True)
+        self.model_progress = QProgressBar()
+        self.model_progress.setRange(0, 0)
+        self.model_progress.setMaximumHeight(10)
+        self.model_progress.setTextVisible(False)
+        self.model_progress.hide()
+
+        self.job_label = QLabel("No reflection running.")
+        self.job_label.setObjectName("job_label")
+        self.stream = QPlainTextEdit()
+        self.stream.setObjectName("token_stream")
+        self.stream.setReadOnly(True)
+        self.stream.setPlaceholderText("Tokens of a running reflection stream here.")
+        self.cancel_button = QPushButton(icon("cancel"), "Cancel reflection")
+        self.cancel_button.setEnabled(False)
+
+        self.activity: RecordTableModel[ActivityEntry] = RecordTableModel([
+            Column("Time", lambda e: _fmt_clock(e.at)),
+            Column("Event", lambda e: e.kind, foreground=_level_colour),
+            Column("Details", lambda e: e.message, tooltip=lambda e: e.message, foreground=_level_colour),
+        ], self, max_rows=1000)
+        self.activity_view = QTableView()
+        self.activity_view.setObjectName("activity_table")
+        self.activity_view.setModel(self.activity)
+        self.activity_view.verticalHeader().hide()
+        self.activity_view.horizontalHeader().setStretchLastSection(True)
+        self.activity_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.activity_view.setColumnWidth(1, 180)
+
+        sources_box = QGroupBox("Watched sources")
+        sources_layout = QVBoxLayout(sources_box)
+        sources_layout.addWidget(self.sources_view)
+        sources_layout.addWidget(self.refresh_button, alignment=Qt.AlignmentFlag.AlignLeft)
+        triggers_box = QGroupBox("Triggers — what they count, what fires next")
+        QVBoxLayout(triggers_box).addWidget(self.triggers_text)
+        model_box = QGroupBox("Model and running reflection")
+        model_layout = QVBoxLayout(model_box)
+        model_layout.addWidget(self.model_label)
+        model_layout.addWidget(self.model_progress)
+        job_row = QHBoxLayout()
+        job_row.addWidget(self.job_label, 1)
+        job_row.addWidget(self.cancel_button)
+        model_layout.addLayout(job_row)
+        model_layout.addWidget(self.stream, 1)
+        activity_box = QGroupBox("Activity — batches, gate rejections, jobs")
+        QVBoxLayout(activity_box).addWidget(self.activity_view)
+
+        left = QSplitter(Qt.Orientation.Vertical)
+        left.addWidget(sources_box)
+        left.addWidget(triggers_box)
+        right = QSplitter(Qt.Orientation.Vertical)
+        right.addWidget(model_box)
+        right.addWidget(activity_box)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(left)
+        split.addWidget(right)
+        split.setSizes([520, 580])
+        layout = QVBoxLayout(self)
+        layout.addWidget(split)
+
+        self.cancel_button.clicked.connect(self._on_cancel_button_clicked)
+        self.refresh_button.clicked.connect(self.refresh_requested)
+
+    # ---- Public API (GUI thread)
+
+    def show_snapshot(self, snapshot: StatusSnapshot) -> None:
+        self.sources.set_records(snapshot.sources)
+        self.triggers_text.setPlainText(snapshot.triggers or "No trigger state yet.")
+        if snapshot.model:
+            self.model_label.setText(f"Model: {snapshot.model}")
+
+    def add_activity(self, entries: list[ActivityEntry]) -> None:
+        for entry in entries:
+            self.activity.append(entry)
+        if entries:
+            self.activity_view.scrollToBottom()
+
+    def on_engine_event(self, kind: str, data: dict[str, Any]) -> None:
+        """React to an engine event (called on the GUI thread by the main window)."""
+        self.add_activity(describe_event(kind, data))
+        if kind.startswith("model."):
+            self._on_model_event(kind, data)
+        elif kind.startswith("job."):
+            self._on_job_event(kind, data)
+
+    def on_tokens(self, job_id: str, text: str) -> None:
+        """Append streamed tokens of ``job_id``."""
+        if job_id and not self._job_id:
+            self._set_running(job_id, "reflection")
+        self.stream.moveCursor(QTextCursor.MoveOperation.End)
+        self.stream.insertPlainText(text)
+        if self.stream.document().characterCount() > MAX_STREAM_CHARS:
+            cursor = QTextCursor(self.stream.document())
+            cursor.movePosition(QTextCursor.MoveOperation.Start)
+            cursor.movePosition(QTextCursor.MoveOperation.Right, QTextCursor.MoveMode.KeepAnchor,
+                                self.stream.document().characterCount() - MAX_STREAM_CHARS)
+            cursor.removeSelectedText()
+        self.stream.ensureCursorVisible()
+
+    def running_job(self) -> str:
+        return self._job_id
+
+    # ---- Event handling
+
+    def _on_model_event(self, kind: str, data: dict[str, Any]) -> None:
+        name = str(data.get("name") or data.get("model") or data.get("path") or "")
+        if kind.endswith("loading"):
+            self.model_label.setText(f"Model: loading {name}…")
+            self.model_progress.show()
+        elif kind.endswith("ready") or kind.endswith("loaded"):
+            self.model_label.setText(f"Model: {name} — ready")
+            self.model_progress.hide()
+        elif kind.endswith("error") or kind.endswith("failed"):
+            self.model_label.setText(f"Model: {name} — error: {data.get('error') or data.get('message') or ''}")
+            self.model_progress.hide()
+
+    def _on_job_event(self, kind: str, data: dict[str, Any]) -> None:
+        job_id = str(data.get("job_id") or data.get("id") or "")
+        job_kind = str(data.get("job_kind") or data.get("kind") or "reflection")
+        if kind.endswith("started"):
+            self._set_running(job_id, job_kind)
+        elif kind.endswith(("finished", "failed", "cancelled", "done")) and (not self._job_id or job_id == self._job_id):
+            outcome = kind.rsplit(".", 1)[-1]
+            extra = data.get("error") or data.get("status") or ""
+            self.job_label.setText(f"Last reflection ({job_kind}) {outcome}{': ' + str(extra) if extra else ''}.")
+            self._job_id = ""
+            self.cancel_button.setEnabled(False)
+
+    def _set_running(self, job_id: str, job_kind: str) -> None:
+        self._job_id = job_id
+        self.stream.clear()
+        self.job_label.setText(f"Running: {job_kind} reflection (job {job_id})")
+        self.cancel_button.setEnabled(bool(job_id))
+
+    # ---- Controllers
+
+    def _on_cancel_button_clicked(self) -> None:
+        if self._job_id:
+            self.cancel_button.setEnabled(False)
+            self.job_label.setText(f"Cancelling job {self._job_id}…")
+            self.cancel_requested.emit(self._job_id)
+

@@ -1,0 +1,70 @@
+"""Icons, the style sheet and palette-aware accent colours, read from ``resources/``.
+
+The one place that knows where resources live (``curator.datafiles.data_dir``), so the same
+code works from a checkout and from an installed wheel.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPalette
+
+from curator.datafiles import data_dir
+
+APP_ICON = "io.github.memorycurator.MemoryCurator"
+
+
+@cache
+def _resources_dir() -> str:
+    return str(data_dir("resources"))
+
+
+def icon(name: str) -> QIcon:
+    """The icon ``resources/icons/<name>.svg`` (an empty icon when missing)."""
+    return QIcon(f"{_resources_dir()}/icons/{name}.svg")
+
+
+def app_icon() -> QIcon:
+    return icon(APP_ICON)
+
+
+def stylesheet() -> str:
+    """The application style sheet (palette-driven, so it fits light and dark)."""
+    try:
+        with open(f"{_resources_dir()}/style/curator.qss", encoding="utf-8") as handle:
+            return handle.read()
+    except OSError:
+        return ""
+
+
+def is_dark(palette: QPalette | None = None) -> bool:
+    """Whether the current palette is a dark one (window darker than its text)."""
+    pal = palette or QGuiApplication.palette()
+    return pal.color(QPalette.ColorRole.Window).lightness() < pal.color(QPalette.ColorRole.WindowText).lightness()
+
+
+@dataclass(frozen=True)
+class Accents:
+    """Background colours for highlights, chosen for the current palette."""
+
+    inserted: QColor
+    deleted: QColor
+    changed: QColor
+    evidence: QColor
+    quote: QColor
+    flagged: QColor
+
+
+def accents(palette: QPalette | None = None) -> Accents:
+    """Highlight colours readable on the current palette."""
+    if is_dark(palette):
+        return Accents(
+            inserted=QColor("#1f5a33"), deleted=QColor("#6b2525"), changed=QColor("#5a4a1a"),
+            evidence=QColor("#6a5a10"), quote=QColor("#2b4a6e"), flagged=QColor("#a0521a"),
+        )
+    return Accents(
+        inserted=QColor("#c9f2d2"), deleted=QColor("#f8cccc"), changed=QColor("#fbe7b0"),
+        evidence=QColor("#fff1a8"), quote=QColor("#d6e6fb"), flagged=QColor("#f3c089"),
+    )
