@@ -113,3 +113,36 @@ def quarantine(path: Path) -> Path:
     os.replace(path, aside)
     _fsync_dir(path.parent)
     return aside
+
+
+def append_lines(path: Path, lines: list[str]) -> None:
+    """Append whole lines to an append-only log, durably (write, then fsync).
+
+    Used for logs that only ever grow (the turn ledger), where rewriting the whole file per
+    change would cost O(size). A crash can leave at most a partial last line; if the file
+    does not end with a newline, one is written first so that partial line stays on its own
+    line and readers can skip it.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_symlink():
+        raise OSError(f"refusing to write through a symbolic link: {path}")
+    payload = "".join(line.rstrip("\n") + "\n" for line in lines).encode("utf-8")
+    created = not path.exists()
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        size = os.fstat(fd).st_size
+        if size:
+            with open(path, "rb") as reader:
+                reader.seek(size - 1)
+                if reader.read(1) != b"\n":
+                    payload = b"\n" + payload
+        view = memoryview(payload)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    if created:
+        _fsync_dir(path.parent)

@@ -1,0 +1,386 @@
+"""The composition root: open a vault and wire settings, index, store, ingest and watching.
+
+``Engine`` holds no rules of its own; it creates the parts, connects them, and closes them.
+A trigger engine (``curator.triggers``) is attached when available: it hears new turns
+through the ingestor's ``on_turns`` hook and is ticked by the watcher's worker.
+
+Two ways to open a vault:
+    ``Engine(vault)``               the writer: takes the single-writer lock, replays the turn
+                                    ledger into the index if a crash left it behind, syncs
+                                    documents; may watch, import and reindex.
+    ``Engine(vault, writer=False)`` a reader (search, show, status beside a running watcher).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from curator.adapters import detect_adapter, get_adapter
+from curator.clock import Clock, SystemClock
+from curator.doc_store import DocumentStore
+from curator.events import EventBus
+from curator.index import Index
+from curator.ingest import IngestReport, Ingestor, source_root
+from curator.memory_tools import MemoryTools, index_document_file, sync_documents
+from curator.search import SearchFilters, SearchHit, search
+from curator.settings import SourceConfig, load_settings, save_settings
+from curator.turn_ledger import TurnLedger
+from curator.turns import IndexedTurn
+from curator.vault_lock import VaultLock
+from curator.vault_paths import VaultPaths, slugify, validate_user_id
+from curator.watcher import SourceHealth, Watcher
+
+log = logging.getLogger(__name__)
+
+
+class SourceError(ValueError):
+    """A source that cannot be added, found or read (the message says why)."""
+
+
+@dataclass
+class ReindexReport:
+    """Outcome of ``Engine.reindex``."""
+
+    equal: bool
+    turns: int
+    documents: int
+    differences: list[str] = field(default_factory=list)
+    catch_up: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "equal": self.equal,
+            "turns": self.turns,
+            "documents": self.documents,
+            "differences": self.differences,
+            "catch_up": self.catch_up,
+        }
+
+
+def make_source_id(path: Path) -> str:
+    """A stable, readable id for a source path."""
+    digest = hashlib.sha1(str(path).encode("utf-8")).hexdigest()[:6]  # noqa: S324 - a name, not security
+    return f"{slugify(path.stem or path.name, 24)}-{digest}"
+
+
+class Engine:
+    """One open vault and everything wired to it.
+
+    Args:
+        vault: the vault folder (created when missing, if ``writer``).
+        clock: time source (``ManualClock`` in tests).
+        writer: take the single-writer lock (raises ``VaultLockedError`` when held).
+        triggers: attach ``curator.triggers.TriggerEngine`` when it can be imported.
+    """
+
+    def __init__(self, vault: Path, *, clock: Clock | None = None, writer: bool = True, triggers: bool = True) -> None:
+        self.paths = VaultPaths(Path(vault).expanduser().resolve())
+        self.clock = clock or SystemClock()
+        self.writer = writer
+        self.lock: VaultLock | None = None
+        if writer:
+            self.paths.root.mkdir(parents=True, exist_ok=True)
+            self.lock = VaultLock(self.paths.lock_file)
+            self.lock.acquire()
+        elif not self.paths.root.is_dir():
+            raise FileNotFoundError(f"no vault at {self.paths.root} (run `curator init` first)")
+        try:
+            self.settings, self.warnings = load_settings(self.paths.settings_file)
+            self.bus = EventBus()
+            self.index = Index(self.paths.index_file)
+            self.ledger = TurnLedger(self.paths)
+            self.store = DocumentStore(self.paths, self.clock)
+            self.ingestor = Ingestor(
+                self.index, self.ledger, self.bus, self.clock, exclude=(self.paths.root,), on_turns=self._on_turns
+            )
+            self.memory = MemoryTools(self.paths, self.index, self.store, self.clock)
+            self.watcher: Watcher | None = None
+            self.triggers: Any = None
+            if writer:
+                for user_id in {"default", *(s.user_id for s in self.settings.sources)}:
+                    self.paths.user(user_id).ensure()
+                if not self.paths.settings_file.exists():
+                    save_settings(self.paths.settings_file, self.settings)
+                replayed = self.ingestor.replay_ledgers()
+                if replayed:
+                    self.warnings.append(f"recovered {replayed} turn-ledger records into the index")
+                sync_documents(self.index, self.store)
+            if triggers:
+                self._attach_default_triggers()
+        except BaseException:
+            self.close()
+            raise
+
+    # ---- Triggers
+
+    def _attach_default_triggers(self) -> None:
+        try:
+            from curator.triggers import TriggerEngine
+        except ImportError:
+            log.info("no trigger engine available; turns are indexed without triggers")
+            return
+        try:
+            engine = TriggerEngine(self.paths, self.settings, clock=self.clock, events=self.bus)
+        except Exception:
+            log.exception("trigger engine failed to start; continuing without triggers")
+            return
+        if self.writer:
+            engine.queue.requeue_interrupted()
+        self.attach_triggers(engine)
+
+    def attach_triggers(self, trigger_engine: Any) -> None:
+        """Attach a trigger engine: it gets ``on_turns(user, turns)`` and ``tick()`` calls."""
+        self.triggers = trigger_engine
+
+    def _on_turns(self, user_id: str, turns: list[IndexedTurn]) -> None:
+        if self.triggers is not None and self.writer:
+            self.triggers.on_turns(user_id, turns)
+
+    def _tick(self) -> None:
+        if self.triggers is not None:
+            self.triggers.tick()
+
+    # ---- Sources
+
+    def add_source(self, path: Path, adapter: str | None = None, user_id: str = "default") -> SourceConfig:
+        """Add a watched source (adapter detected from its contents when not named).
+
+        Raises:
+            SourceError: missing path, inside the vault, already added, or unrecognised.
+        """
+        root = Path(path).expanduser().resolve()
+        validate_user_id(user_id)
+        if not root.exists():
+            raise SourceError(f"{root} does not exist")
+        if root == self.paths.root or root.is_relative_to(self.paths.root):
+            raise SourceError(f"{root} is inside the vault; the vault is never watched as a source")
+        if any(source_root(s).resolve() == root for s in self.settings.sources):
+            raise SourceError(f"{root} is already a source")
+        if adapter is None:
+            adapter, score = detect_adapter(root)
+            log.info("source %s: adapter %s detected (score %.2f)", root, adapter, score)
+        else:
+            get_adapter(adapter)
+        source = SourceConfig(path=str(root), adapter=adapter, user_id=user_id, id=make_source_id(root))
+        if self.paths.root.is_relative_to(root):
+            log.warning("the vault %s is inside source %s; it is excluded from watching", self.paths.root, root)
+        self.settings.sources.append(source)
+        save_settings(self.paths.settings_file, self.settings)
+        self.paths.user(user_id).ensure()
+        return source
+
+    def find_source(self, ref: str) -> SourceConfig:
+        """A configured source by id or path."""
+        for source in self.settings.sources:
+            if source.id == ref:
+                return source
+        try:
+            wanted = Path(ref).expanduser().resolve()
+        except OSError:
+            wanted = None
+        for source in self.settings.sources:
+            if wanted is not None and source_root(source).resolve() == wanted:
+                return source
+        raise SourceError(f"no source {ref!r} (see `curator source list`)")
+
+    def remove_source(self, ref: str) -> SourceConfig:
+        """Stop watching a source. Its turns and everything derived from them are kept."""
+        source = self.find_source(ref)
+        self.settings.sources = [s for s in self.settings.sources if s.id != source.id]
+        save_settings(self.paths.settings_file, self.settings)
+        self.index.forget_source(source.id)
+        return source
+
+    def import_path(self, path: Path, adapter: str | None = None, user_id: str = "default") -> IngestReport:
+        """One-shot ingest of a folder or file (a configured source or any other path)."""
+        root = Path(path).expanduser().resolve()
+        if not root.exists():
+            raise SourceError(f"{root} does not exist")
+        if root == self.paths.root or root.is_relative_to(self.paths.root):
+            raise SourceError(f"{root} is inside the vault")
+        try:
+            source = self.find_source(str(root))
+        except SourceError:
+            if adapter is None:
+                adapter, _ = detect_adapter(root)
+            source = SourceConfig(path=str(root), adapter=adapter, user_id=validate_user_id(user_id),
+                                  id="import-" + make_source_id(root))
+            self.paths.user(user_id).ensure()
+        return self.ingestor.import_path(source)
+
+    def scan_all(self) -> IngestReport:
+        """Read every enabled source now (no stability wait)."""
+        report = IngestReport()
+        for source in self.settings.sources:
+            if source.enabled:
+                report.merge(self.ingestor.import_path(source))
+        return report
+
+    # ---- Watching
+
+    def start_watching(self) -> Watcher:
+        """Start the watcher (start-up scan included); returns it."""
+        if self.watcher is None:
+            self.watcher = Watcher(
+                self.settings,
+                self.ingestor,
+                self.bus,
+                exclude=(self.paths.root,),
+                on_tick=self._tick,
+                on_health=self._store_health,
+            )
+            self.watcher.start()
+        return self.watcher
+
+    def stop_watching(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop()
+            self.watcher = None
+
+    def _store_health(self, health: SourceHealth) -> None:
+        self.index.set_health(health.source_id, health.status, health.detail, self.clock.now())
+
+    # ---- Documents and search
+
+    def document_changed(self, path: Path) -> None:
+        """Tell the index that a vault document was written, moved or deleted."""
+        index_document_file(self.index, self.store, Path(path))
+
+    def sync_documents(self) -> dict[str, int]:
+        """Re-index every vault document that changed on disk."""
+        return sync_documents(self.index, self.store)
+
+    def search(self, query: str, filters: SearchFilters | None = None, limit: int = 10) -> list[SearchHit]:
+        """The unified search (see ``curator.search.search``)."""
+        return search(self.index, query, filters, limit)
+
+    # ---- Rebuild
+
+    def reindex(self) -> ReindexReport:
+        """Rebuild the index from the vault (turn ledger, documents) and the sources.
+
+        The live index first catches up with the sources; then a fresh index is built beside
+        it, compared with it, and put in its place. ``equal`` says whether both agreed.
+        """
+        if not self.writer:
+            raise RuntimeError("reindex needs the writer engine")
+        self.stop_watching()
+        catch_up = self.scan_all().summary()
+        sync_documents(self.index, self.store)
+        target = self.paths.root / f".index-rebuild-{os.getpid()}.sqlite"
+        _remove_sqlite(target)
+        fresh = Index(target)
+        try:
+            rebuild = Ingestor(fresh, self.ledger, EventBus(), self.clock, exclude=(self.paths.root,))
+            rebuild.replay_ledgers()
+            sync_documents(fresh, self.store)
+            for source in self.settings.sources:
+                if source.enabled:
+                    rebuild.import_path(source)
+            old, new = self.index.snapshot(), fresh.snapshot()
+        finally:
+            fresh.close()
+        differences = _differences(old, new)
+        self.index.close()
+        _remove_sqlite(self.paths.index_file, keep_main=True)
+        os.replace(target, self.paths.index_file)
+        _remove_sqlite(target)
+        self.index = Index(self.paths.index_file)
+        self.ingestor.index = self.index
+        self.memory.index = self.index
+        report = ReindexReport(not differences, len(new["turns"]), len(new["documents"]), differences, catch_up)
+        log.info("reindex: %d turns, %d documents; %s", report.turns, report.documents,
+                 "same as the live index" if report.equal else f"{len(differences)} differences")
+        return report
+
+    # ---- Status
+
+    def status(self) -> dict[str, Any]:
+        """Sources and their health, turn and document counts, trigger state."""
+        live = self.watcher.health() if self.watcher is not None else {}
+        stored = self.index.health()
+        per_source = self.index.source_turn_counts()
+        sources = []
+        for source in self.settings.sources:
+            if source.id in live:
+                health = {"status": live[source.id].status, "detail": live[source.id].detail}
+            else:
+                available = self.ingestor.availability(source, thorough=True)
+                health = {"status": "available" if available.available else "unavailable", "detail": available.reason}
+                if source.id in stored:
+                    health["watcher"] = stored[source.id]
+            sources.append({
+                **source.to_dict(),
+                **health,
+                "turns": per_source.get(source.id, 0),
+                "problems": [f"{unit}: {problem}" for _, unit, problem in self.index.problems(source.id)],
+            })
+        holder = self.lock.holder() if self.lock else VaultLock(self.paths.lock_file).holder()
+        result: dict[str, Any] = {
+            "vault": str(self.paths.root),
+            "sources": sources,
+            "turns": self.index.turn_counts(),
+            "documents": self.index.document_counts(),
+            "writer": holder if holder.get("held") else None,
+            "warnings": list(self.warnings),
+        }
+        if self.triggers is not None:
+            triggers = {}
+            for user_id in sorted({"default", *(s.user_id for s in self.settings.sources), *self.triggers.users()}):
+                try:
+                    triggers[user_id] = self.triggers.status(user_id).to_dict()
+                except Exception as exc:  # status must never fail because of one part
+                    triggers[user_id] = {"error": str(exc)}
+            result["triggers"] = triggers
+        return result
+
+    # ---- Closing
+
+    def close(self) -> None:
+        """Stop watching, close the index, release the lock (safe to call twice)."""
+        self.stop_watching() if getattr(self, "watcher", None) is not None else None
+        triggers = getattr(self, "triggers", None)
+        if triggers is not None:
+            try:
+                triggers.close()
+            except Exception:
+                log.exception("closing the trigger engine failed")
+            self.triggers = None
+        index = getattr(self, "index", None)
+        if index is not None:
+            index.close()
+        if self.lock is not None:
+            self.lock.release()
+            self.lock = None
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _remove_sqlite(path: Path, keep_main: bool = False) -> None:
+    names = [path.name + "-wal", path.name + "-shm"] + ([] if keep_main else [path.name])
+    for name in names:
+        try:
+            os.unlink(path.with_name(name))
+        except FileNotFoundError:
+            pass
+
+
+def _differences(old: dict[str, Any], new: dict[str, Any], limit: int = 20) -> list[str]:
+    out: list[str] = []
+    for table in ("turns", "documents", "items"):
+        a, b = set(old[table]), set(new[table])
+        for row in sorted(a - b, key=repr)[:limit]:
+            out.append(f"{table}: only in the live index: {str(row)[:200]}")
+        for row in sorted(b - a, key=repr)[:limit]:
+            out.append(f"{table}: only in the rebuilt index: {str(row)[:200]}")
+    return out[:limit]
+

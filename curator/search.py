@@ -1,0 +1,205 @@
+"""One unified search (seed 004 §5) over turns, context summaries and approved knowledge.
+
+Everything searchable lives in one FTS5 table, so BM25 scores of a turn and of a document
+come from the same corpus statistics and can be ranked together. Staged items
+(Knowledge_staging/) and soft-deleted reflections are indexed but never searchable:
+the ``items.searchable`` flag is set by the index, and every query requires it.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from curator.index import Index
+from curator.textproc import STOP_WORDS, tokenize
+
+log = logging.getLogger(__name__)
+
+MAX_QUERY_TERMS = 32
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """Optional narrowing of a search; ``None``/empty means no filter.
+
+    ``kinds`` match a document's kind or any of its content types; turns have kind
+    ``turn`` and content types ``context`` and their role. ``topic`` matches a
+    hierarchical topic and its children (``pet`` matches ``pet.hamster``). Items without
+    a scope or quality never pass a scope or minimum-quality filter.
+    """
+
+    user_id: str | None = None
+    kinds: tuple[str, ...] = ()
+    topic: str | None = None
+    scope: str | None = None
+    min_quality: float | None = None
+    since: float | None = None
+    until: float | None = None
+    item_types: tuple[str, ...] = ()  # "turn" and/or "document"; empty: both
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One search result.
+
+    ``id`` is the turn number (as text) for a turn and the document id for a document.
+    ``score`` is the BM25 relevance (higher is better). Turn hits carry ``number`` and
+    ``provenance``; document hits carry ``path``, ``area``, ``topic``, ``scope`` and ``quality``.
+    """
+
+    item_type: str
+    id: str
+    score: float
+    snippet: str
+    title: str
+    user_id: str
+    kind: str
+    timestamp: float | None
+    number: int | None = None
+    role: str | None = None
+    provenance: dict[str, Any] = field(default_factory=dict)
+    path: str | None = None
+    area: str | None = None
+    topic: str | None = None
+    scope: str | None = None
+    quality: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def match_expression(query: str) -> str | None:
+    """An FTS5 MATCH expression for a natural-language query (stop words dropped, OR-ed terms).
+
+    Returns None when the query holds no words at all.
+    """
+    tokens = tokenize(query)
+    words = [t for t in tokens if t not in STOP_WORDS] or tokens
+    unique: list[str] = []
+    for word in words:
+        if word not in unique:
+            unique.append(word)
+    if not unique:
+        return None
+    return " OR ".join('"' + w.replace('"', '""') + '"' for w in unique[:MAX_QUERY_TERMS])
+
+
+def search(index: Index, query: str, filters: SearchFilters | None = None, limit: int = 10) -> list[SearchHit]:
+    """BM25-ranked search over every searchable item of the index.
+
+    Args:
+        index: the vault's index.
+        query: natural language or keywords.
+        filters: optional narrowing (user, kind/content type, topic, scope, quality, time).
+        limit: most hits returned.
+
+    Returns:
+        Hits, best first. Staged and soft-deleted documents and edited/removed turns are never
+        among them.
+    """
+    expression = match_expression(query)
+    if expression is None or limit <= 0:
+        return []
+    filters = filters or SearchFilters()
+    where = ["items_fts MATCH ?", "i.searchable = 1"]
+    params: list[Any] = [expression]
+    if filters.user_id:
+        where.append("i.user_id = ?")
+        params.append(filters.user_id)
+    if filters.item_types:
+        where.append(f"i.item_type IN ({','.join('?' * len(filters.item_types))})")
+        params.extend(filters.item_types)
+    if filters.kinds:
+        alternatives = []
+        for kind in filters.kinds:
+            alternatives.append("i.kind = ? OR i.content_types LIKE ?")
+            params.extend([kind.lower(), f"%,{kind.lower()},%"])
+        where.append("(" + " OR ".join(alternatives) + ")")
+    if filters.topic:
+        where.append("(i.topic = ? OR i.topic LIKE ?)")
+        params.extend([filters.topic.lower(), filters.topic.lower() + ".%"])
+    if filters.scope:
+        where.append("i.scope = ?")
+        params.append(filters.scope)
+    if filters.min_quality is not None:
+        where.append("i.quality >= ?")
+        params.append(filters.min_quality)
+    if filters.since is not None:
+        where.append("i.ts >= ?")
+        params.append(filters.since)
+    if filters.until is not None:
+        where.append("i.ts <= ?")
+        params.append(filters.until)
+    params.append(limit)
+    conn = index.reader()
+    rows = conn.execute(
+        "SELECT i.id, i.item_type, i.ref, i.user_id, i.kind, i.topic, i.scope, i.quality, i.ts, "
+        "items_fts.rank AS rank FROM items_fts JOIN items i ON i.id = items_fts.rowid "
+        f"WHERE {' AND '.join(where)} ORDER BY items_fts.rank LIMIT ?",
+        params,
+    ).fetchall()
+    if not rows:
+        return []
+    ids = [r["id"] for r in rows]
+    snippets = {
+        r[0]: r[1]
+        for r in conn.execute(
+            "SELECT rowid, CASE WHEN instr(snippet(items_fts, 1, '[', ']', '…', 16), '[') > 0 "
+            "THEN snippet(items_fts, 1, '[', ']', '…', 16) ELSE snippet(items_fts, -1, '[', ']', '…', 16) END "
+            "FROM items_fts "
+            f"WHERE items_fts MATCH ? AND rowid IN ({','.join('?' * len(ids))})",
+            [expression, *ids],
+        )
+    }
+    return [_hit(index, row, snippets.get(row["id"], "")) for row in rows]
+
+
+def _hit(index: Index, row: Any, snippet: str) -> SearchHit:
+    score = -float(row["rank"])
+    if row["item_type"] == "turn":
+        _, user_id, number_text = row["ref"].split(":", 2)
+        turn = index.get_turn(user_id, int(number_text))
+        if turn is None:  # indexed but gone: cannot happen inside one transaction; be safe
+            return SearchHit("turn", number_text, score, snippet, "", user_id, "turn", row["ts"])
+        return SearchHit(
+            item_type="turn",
+            id=str(turn.number),
+            score=score,
+            snippet=snippet,
+            title=f"turn {turn.number} ({turn.role})",
+            user_id=turn.user_id,
+            kind="turn",
+            timestamp=turn.timestamp,
+            number=turn.number,
+            role=turn.role,
+            provenance={
+                "source_id": turn.source_id,
+                "file": turn.file,
+                "conversation": turn.conversation,
+                "key": turn.key,
+                "position": turn.position,
+                "timestamp": turn.timestamp,
+                "sha256": turn.sha256,
+            },
+            topic=row["topic"] or None,
+            quality=row["quality"],
+        )
+    path = row["ref"].split(":", 1)[1]
+    doc = index.get_document(path)
+    return SearchHit(
+        item_type="document",
+        id=doc.id if doc else path,
+        score=score,
+        snippet=snippet,
+        title=doc.title if doc else path,
+        user_id=row["user_id"],
+        kind=row["kind"],
+        timestamp=row["ts"],
+        path=path,
+        area=doc.area if doc else None,
+        topic=row["topic"] or None,
+        scope=row["scope"],
+        quality=row["quality"],
+    )

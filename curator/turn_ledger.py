@@ -1,0 +1,72 @@
+"""The turn ledger: an append-only record, per user, of every change to the turn table.
+
+Sources can be edited or emptied, so the history of what was read (turn numbers, the old
+text of an edited message, removals) cannot be re-derived from the sources alone. The
+ledger keeps it in the vault, as the files-are-the-truth rule asks, and the SQLite index
+replays it: at start-up (recovering from a crash between ledger and index) and on reindex.
+
+Records are JSON objects with a per-user ``seq`` and an ``op``:
+
+- ``add``: a new turn row (every IndexedTurn field, plus ``supersedes`` and ``ingested_at``)
+- ``status``: ``number`` becomes ``status`` (active / edited / removed) with a ``reason``
+- ``move``: ``number`` now sits at ``key``/``position`` (a positional source shifted)
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from curator.atomic import append_lines
+from curator.vault_paths import VaultPaths
+
+log = logging.getLogger(__name__)
+
+LEDGER_NAME = "turns.jsonl"
+
+
+class TurnLedger:
+    """Per-user append-only turn ledgers under ``Users/<id>/Logs/turns.jsonl``."""
+
+    def __init__(self, paths: VaultPaths) -> None:
+        self.paths = paths
+
+    def path(self, user_id: str) -> Path:
+        """Where one user's ledger lives."""
+        return self.paths.user(user_id).root / "Logs" / LEDGER_NAME
+
+    def users(self) -> list[str]:
+        """Users that have a ledger."""
+        return [uid for uid in self.paths.user_ids() if self.path(uid).exists()]
+
+    def append(self, user_id: str, records: list[dict[str, Any]]) -> None:
+        """Durably append ``records`` (each already carrying its ``seq``)."""
+        if records:
+            append_lines(
+                self.path(user_id),
+                [json.dumps(r, ensure_ascii=False, sort_keys=True) for r in records],
+            )
+
+    def read(self, user_id: str, after_seq: int = 0) -> Iterator[dict[str, Any]]:
+        """Records with ``seq > after_seq`` in order; unreadable lines are logged and skipped."""
+        path = self.path(user_id)
+        if not path.exists():
+            return
+        with open(path, "rb") as handle:
+            for line_no, raw in enumerate(handle, start=1):
+                if not raw.endswith(b"\n"):
+                    log.warning("%s line %d: incomplete last line (interrupted write); ignored", path, line_no)
+                    continue
+                if not raw.strip():
+                    continue
+                try:
+                    record = json.loads(raw.decode("utf-8"))
+                    seq = int(record["seq"])
+                except (UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
+                    log.warning("%s line %d: unreadable record (%s); ignored", path, line_no, exc)
+                    continue
+                if seq > after_seq:
+                    yield record
