@@ -1,0 +1,398 @@
+"""The batch reflector (seed 000 §3-§10) on top of the ports.
+
+One run: assemble the turns since the last batch (at most ``batch.max_turns``, about
+``batch.token_budget`` tokens, oldest dropped first), find existing knowledge with the batch's
+top keywords, make ONE model call (prompt ``batch_reflector``; temperature 0.6 and 1500
+tokens unless the prompt file says otherwise), parse strictly, cap, gate, route
+contradictions, flag untrusted output, stage, run the promotion lifecycle and write
+``Users/<u>/Logs/reflector/batch_NNN.json``.
+
+Error handling (seed 000 §9): a failed call waits ``model.retry_wait_seconds`` and retries
+once, then aborts; unparsable output is logged raw and aborts; a turn that cannot be read is
+logged and skipped; an all-rejected batch is a success (``reset_counters`` is True). A run
+never raises: failures come back as a :class:`BatchResult` with ``status="aborted"``.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from curator.atomic import write_json_state
+from curator.clock import Clock, SystemClock, iso_utc
+from curator.doc_store import DocumentStore
+from curator.events import EventBus
+from curator.reflection.contradictions import ContradictionDetector, ModelConfirmer
+from curator.reflection.fingerprints import RejectedMemory
+from curator.reflection.gates import (
+    DEFAULT_KEYWORD_SUPPORT,
+    Proposal,
+    QualityGates,
+    Rejection,
+    apply_caps,
+    confidence_for,
+    proposals_from_batch,
+)
+from curator.reflection.pipeline import draft_for, flag, provenance, route_contradiction, stage_all
+from curator.reflection.ports import (
+    GenerationDefaults,
+    KnowledgeIndex,
+    ModelCancelled,
+    ModelClient,
+    ModelReply,
+    TurnSource,
+)
+from curator.reflection.schemas import BATCH_SCHEMA, SchemaError, parse_batch_output
+from curator.reflection.staging import StagingArea
+from curator.settings import OPTIONS_BY_KEY, Settings
+from curator.textproc import content_words, tokenize
+from curator.turns import IndexedTurn
+from curator.vault_paths import VaultPaths
+
+log = logging.getLogger(__name__)
+
+PROMPT_NAME = "batch_reflector"
+DEFAULTS = GenerationDefaults(temperature=0.6, max_tokens=1500)
+TOP_KEYWORDS = 8
+KNOWLEDGE_LIMIT = 8
+RAW_LOG_LIMIT = 100_000
+_BATCH_FILE_RE = re.compile(r"^batch_(\d+)\.json$")
+
+
+@dataclass(frozen=True)
+class StagedRef:
+    """A staged item written by a run."""
+
+    doc_id: str
+    kind: str
+    title: str
+    path: str  # relative to the user folder, e.g. Knowledge_staging/Facts/x--id.md
+    flagged: bool
+
+
+@dataclass
+class BatchResult:
+    """Outcome of one batch run (also written to ``batch_NNN.json``)."""
+
+    batch_id: int
+    status: str  # completed | empty | nothing_to_do | aborted | cancelled
+    reset_counters: bool
+    turns_reviewed: list[int] = field(default_factory=list)
+    last_turn: int | None = None
+    items_proposed: int = 0
+    items_passed: int = 0
+    rejections: list[Rejection] = field(default_factory=list)
+    staged: list[StagedRef] = field(default_factory=list)
+    recurring: list[str] = field(default_factory=list)
+    promoted_files: list[str] = field(default_factory=list)
+    expired_files: list[str] = field(default_factory=list)
+    error: str = ""
+    log_path: Path | None = None
+    duration_ms: int = 0
+
+
+@dataclass
+class AssembledBatch:
+    """The turns a batch reviews, rendered, and what was left out."""
+
+    turns: list[IndexedTurn]
+    blocks: list[str]
+    tokens: int
+    dropped: list[int] = field(default_factory=list)
+    read_errors: list[dict[str, Any]] = field(default_factory=list)
+    numbers: list[int] = field(default_factory=list)  # every turn looked at, read or not
+
+
+def setting(settings: Settings, key: str) -> Any:
+    """A setting's value, falling back to its declared default (or None if undeclared)."""
+    try:
+        return settings[key]
+    except KeyError:
+        option = OPTIONS_BY_KEY.get(key)
+        return option.default if option else None
+
+
+def render_turn(turn: IndexedTurn) -> str:
+    """One turn as the model sees it: number, role, speaker, text and any context."""
+    if not isinstance(turn.text, str):
+        raise ValueError("turn text is not text")
+    speaker = f" ({turn.speaker})" if turn.speaker else ""
+    block = f"[turn {turn.number}] {turn.role}{speaker}:\n{turn.text.strip()}"
+    if turn.context and turn.context.strip():
+        block += f"\n[context of turn {turn.number}]\n{turn.context.strip()}"
+    return block
+
+
+def top_keywords(turns: Sequence[IndexedTurn], limit: int = TOP_KEYWORDS) -> list[str]:
+    """The most frequent content words of the turns (speaker names left out)."""
+    speakers = {w for t in turns for w in tokenize(t.speaker or "")}
+    counts: Counter[str] = Counter()
+    for turn in turns:
+        counts.update(w for w in content_words(f"{turn.text} {turn.context}") if w not in speakers and not w.isdigit())
+    return [w for w, _ in counts.most_common(limit)]
+
+
+def next_batch_id(folder: Path) -> int:
+    """One more than the highest ``batch_NNN.json`` in ``folder``."""
+    highest = 0
+    if folder.is_dir():
+        for path in folder.iterdir():
+            match = _BATCH_FILE_RE.match(path.name)
+            if match:
+                highest = max(highest, int(match.group(1)))
+    return highest + 1
+
+
+class BatchReflector:
+    """Runs batch reflections for the users of one vault.
+
+    Threading contract: ``run`` is blocking and meant for the single model worker; it calls
+    the model port once (twice on a retry) and emits events on the calling thread.
+    """
+
+    def __init__(
+        self,
+        paths: VaultPaths,
+        store: DocumentStore,
+        turns: TurnSource,
+        knowledge: KnowledgeIndex,
+        model: ModelClient,
+        settings: Settings | None = None,
+        *,
+        clock: Clock | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        events: EventBus | None = None,
+        rejected: RejectedMemory | None = None,
+        confirm_contradictions: bool = False,
+    ) -> None:
+        self.paths = paths
+        self.store = store
+        self.turns = turns
+        self.knowledge = knowledge
+        self.model = model
+        self.settings = settings or Settings()
+        self.clock = clock or SystemClock()
+        self.sleep = sleep
+        self.events = events
+        self.rejected = rejected if rejected is not None else RejectedMemory(paths, self.clock)
+        self.staging = StagingArea(store, self.clock)
+        self.detector = ContradictionDetector(ModelConfirmer(model) if confirm_contradictions else None)
+
+    # ---- Public API
+
+    def run(self, user_id: str, after_turn: int, trigger: str = "manual", urgency_score: float = 0.0) -> BatchResult:
+        """Run one batch over the turns numbered above ``after_turn``; never raises."""
+        started = time.monotonic()
+        folder = self.paths.user(user_id).reflector_logs
+        batch_id = next_batch_id(folder)
+        result = BatchResult(batch_id=batch_id, status="aborted", reset_counters=False)
+        record: dict[str, Any] = {}
+        try:
+            self._run(user_id, after_turn, result, record)
+        except ModelCancelled as exc:
+            result.status, result.reset_counters, result.error = "cancelled", False, f"cancelled: {exc}"
+        except Exception as exc:  # the reflector never takes the rest of the app down
+            log.exception("batch %s failed", batch_id)
+            result.status, result.reset_counters = "aborted", False
+            result.error = result.error or f"{type(exc).__name__}: {exc}"
+        result.duration_ms = int((time.monotonic() - started) * 1000)
+        try:
+            result.log_path = self._write_log(folder, result, trigger, urgency_score, record)
+        except OSError as exc:
+            log.error("could not write batch log %s: %s", batch_id, exc)
+        if self.events is not None:
+            self.events.emit("reflection.batch.finished", user_id=user_id, batch_id=batch_id,
+                             status=result.status, staged=len(result.staged), error=result.error)
+        return result
+
+    # ---- Steps
+
+    def _run(self, user_id: str, after_turn: int, result: BatchResult, record: dict[str, Any]) -> None:
+        batch = self.assemble(user_id, after_turn)
+        record["read_errors"] = batch.read_errors
+        record["budget"] = {"tokens": batch.tokens, "token_budget": setting(self.settings, "batch.token_budget"),
+                            "dropped_turns": batch.dropped}
+        result.turns_reviewed = [t.number for t in batch.turns]
+        result.last_turn = max(batch.numbers, default=None)
+        if not batch.turns:
+            result.status, result.reset_counters = "nothing_to_do", True
+            return
+
+        knowledge = self.knowledge.search(user_id, " ".join(top_keywords(batch.turns)), limit=KNOWLEDGE_LIMIT)
+        # Lists, not joined text: the runtime may trim them to fit (prompt file ``trim`` rules).
+        existing = [f"[{d.doc_id}] ({d.category}) {d.title}: {' '.join(d.text.split())[:300]}" for d in knowledge]
+        variables: dict[str, Any] = {
+            "turns": batch.blocks,
+            "turn_numbers": ", ".join(str(t.number) for t in batch.turns),
+            "existing_knowledge": existing,
+        }
+        reply = self._call(variables, record)
+        if reply is None:
+            result.error = record.get("error", "model call failed")
+            return
+        record["model"] = reply.model or self.model.model_name
+        record["prompt_version"] = reply.prompt_version
+        record["finish_reason"] = reply.finish_reason
+        try:
+            if reply.problems:
+                raise SchemaError("; ".join(reply.problems))
+            output = parse_batch_output(reply.text)
+        except SchemaError as exc:
+            record["raw_response"] = reply.text[:RAW_LOG_LIMIT] if isinstance(reply.text, str) else repr(reply.text)[:RAW_LOG_LIMIT]
+            result.error = f"unparsable model output: {exc}"
+            return
+        record["parse_notes"] = output.notes
+
+        rejections = [Rejection(f"{r.section}: {r.item}", "schema", r.reason) for r in output.rejected]
+        result.items_proposed = output.item_count + len(output.rejected)
+        rejections.extend(apply_caps(output))
+        passing: list[Proposal] = []
+        gates = QualityGates(user_id, self.turns, self.knowledge, self.rejected,
+                             keyword_threshold=float(setting(self.settings, "gates.keyword_support") or DEFAULT_KEYWORD_SUPPORT))
+        for item in proposals_from_batch(output):
+            rejection = self._gate(item, gates, user_id)
+            if rejection is not None:
+                rejections.append(rejection)
+                continue
+            item.confidence = confidence_for(item.cited)
+            flag(item)
+            passing.append(item)
+        result.rejections = rejections
+        result.items_passed = len(passing)
+
+        model_name = str(record.get("model", ""))
+        drafts = [draft_for(i, result.batch_id, "batch",
+                            provenance(i, "batch", result.batch_id, model_name, str(record.get("prompt_version", "")), self.clock.now()))
+                  for i in passing]
+        outcome = stage_all(self.staging, user_id, drafts, result.batch_id)
+        root = self.paths.user(user_id).root
+        for doc in outcome.staged:
+            assert doc.path is not None
+            result.staged.append(StagedRef(doc.id, doc.kind, doc.title, doc.path.relative_to(root).as_posix(),
+                                           bool(doc.get("quarantine"))))
+        result.recurring = [d.id for d in outcome.recurring]
+        self._lifecycle(user_id, result, record)
+        result.status = "completed" if passing else "empty"
+        result.reset_counters = True
+
+    def _gate(self, item: Proposal, gates: QualityGates, user_id: str) -> Rejection | None:
+        for step in (gates.turn_existence, gates.keyword, gates.related_file, gates.rejected_before):
+            rejection = step(item)
+            if rejection is not None:
+                return rejection
+        # A contradiction often scores as a near-duplicate ("lives in Porto" / "lives in Braga"),
+        # so it is routed before the dedup gate can throw it away.
+        if route_contradiction(item, user_id, self.knowledge, self.detector):
+            return None
+        if item.kind in ("fact", "open_question"):
+            rejection = gates.dedup(item)
+            if rejection is not None:
+                return rejection
+        return gates.drift_guard(item)
+
+    def assemble(self, user_id: str, after_turn: int) -> AssembledBatch:
+        """Turns since ``after_turn`` rendered within the token budget (oldest dropped first)."""
+        max_turns = int(setting(self.settings, "batch.max_turns"))
+        budget = int(setting(self.settings, "batch.token_budget"))
+        blocks: list[tuple[IndexedTurn, str, int]] = []
+        read_errors: list[dict[str, Any]] = []
+        numbers: list[int] = []
+        for turn in self.turns.turns_since(user_id, after_turn, max_turns):
+            try:
+                numbers.append(int(turn.number))
+                if turn.status == "removed":
+                    raise OSError("its source file is gone or no longer has this message")
+                block = render_turn(turn)
+                blocks.append((turn, block, self._count(block)))
+            except Exception as exc:  # one unreadable turn must not sink the batch
+                number = getattr(turn, "number", None)
+                log.warning("batch: skipped turn %s: %s", number, exc)
+                read_errors.append({"turn": number, "error": f"{type(exc).__name__}: {exc}"})
+        dropped: list[int] = []
+        while len(blocks) > 1 and sum(b[2] for b in blocks) > budget:
+            dropped.append(blocks.pop(0)[0].number)
+        if blocks and blocks[0][2] > budget:
+            # A single turn larger than the whole budget: keep its newest part, and say so.
+            turn, block, tokens = blocks[0]
+            keep = max(1, int(len(block) * budget / max(tokens, 1)))
+            block = f"[turn {turn.number}: only the last part fits the budget]\n" + block[-keep:]
+            blocks[0] = (turn, block, self._count(block))
+        return AssembledBatch(
+            turns=[b[0] for b in blocks],
+            blocks=[b[1] for b in blocks],
+            tokens=sum(b[2] for b in blocks),
+            dropped=dropped,
+            read_errors=read_errors,
+            numbers=numbers,
+        )
+
+    def _count(self, text: str) -> int:
+        try:
+            return int(self.model.count_tokens(text))
+        except ModelCancelled:
+            raise
+        except Exception:  # no tokenizer available: a conservative estimate
+            return len(text) // 3 + 1
+
+    def _call(self, variables: dict[str, Any], record: dict[str, Any]) -> ModelReply | None:
+        attempts: list[dict[str, Any]] = []
+        record["attempts"] = attempts
+        wait = float(setting(self.settings, "model.retry_wait_seconds"))
+        for attempt in (1, 2):
+            try:
+                reply = self.model.call(PROMPT_NAME, variables, BATCH_SCHEMA, DEFAULTS)
+                attempts.append({"attempt": attempt, "ok": True})
+                return reply
+            except ModelCancelled:
+                raise
+            except Exception as exc:
+                attempts.append({"attempt": attempt, "ok": False, "error": f"{type(exc).__name__}: {exc}"})
+                log.warning("batch model call failed (attempt %d): %s", attempt, exc)
+                if attempt == 1:
+                    self.sleep(wait)
+        record["error"] = f"model call failed twice: {attempts[-1]['error']}"
+        return None
+
+    def _lifecycle(self, user_id: str, result: BatchResult, record: dict[str, Any]) -> None:
+        docs, problems = self.staging.scan(user_id)
+        record["staging_problems"] = [{"path": str(p.path), "reason": p.reason} for p in problems]
+        root = self.paths.user(user_id).root
+        if bool(setting(self.settings, "batch.auto_promote")):
+            for path in self.staging.auto_promote(user_id, docs):
+                result.promoted_files.append(path.relative_to(root).as_posix())
+            docs, _ = self.staging.scan(user_id)
+        for entry in self.staging.expire(user_id, docs, int(setting(self.settings, "batch.expiry_days"))):
+            result.expired_files.append(entry.original)
+
+    def _write_log(self, folder: Path, result: BatchResult, trigger: str, urgency: float, record: dict[str, Any]) -> Path:
+        entry: dict[str, Any] = {
+            "batch_id": result.batch_id,
+            "timestamp": iso_utc(self.clock.now()),
+            "turns_reviewed": result.turns_reviewed,
+            "trigger": trigger,
+            "urgency_score": urgency,
+            "quality_gate_results": {
+                "items_proposed": result.items_proposed,
+                "items_passed": result.items_passed,
+                "rejections": [r.to_dict() for r in result.rejections],
+            },
+            "staged_files": [s.path for s in result.staged],
+            "promoted_files": result.promoted_files,
+            "duration_ms": result.duration_ms,
+            "status": result.status,
+            "reset_counters": result.reset_counters,
+            "error": result.error,
+            "recurring_items": result.recurring,
+            "expired_files": result.expired_files,
+            "flagged_items": [s.doc_id for s in result.staged if s.flagged],
+        }
+        entry.update(record)
+        path = folder / f"batch_{result.batch_id:03d}.json"
+        write_json_state(path, entry)
+        return path

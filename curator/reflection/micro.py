@@ -1,0 +1,316 @@
+"""Session-end micro-reflection (seed 003).
+
+On silence, session end or context pressure: a bounded excerpt of the conversation (at most
+80 entries and 9,000 characters, each entry cut to 240 characters, newest kept), a guard
+against conversations too small to learn from, the already-known facts listed so the model
+does not repeat them, and at most ``micro.max_facts`` facts (temperature 0.2, 1,200 tokens).
+
+Code checks every fact: its evidence quote must occur in the excerpt; an ``author`` fact must
+name an author of the excerpt (mapped to that author's user id); a fact that ``supersedes``
+an existing fact becomes a ``correction`` staged with both texts; a fact that contradicts one
+becomes a ``contradiction``; then the usual dedup, rejected-before and untrusted-output
+checks apply.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from curator.clock import Clock, SystemClock
+from curator.doc_store import DocumentStore
+from curator.events import EventBus
+from curator.reflection.batch import StagedRef, setting, top_keywords
+from curator.reflection.contradictions import ContradictionDetector, ModelConfirmer
+from curator.reflection.fingerprints import RejectedMemory
+from curator.reflection.gates import Proposal, QualityGates, Rejection, confidence_for
+from curator.reflection.pipeline import draft_for, flag, provenance, route_contradiction, stage_all
+from curator.reflection.ports import GenerationDefaults, KnowledgeDoc, KnowledgeIndex, ModelCancelled, ModelClient
+from curator.reflection.schemas import MICRO_SCHEMA, SchemaError, parse_micro_output, short
+from curator.reflection.similarity import similarity
+from curator.reflection.staging import StagingArea
+from curator.settings import Settings
+from curator.turns import IndexedTurn
+from curator.vault_paths import VaultPaths
+
+log = logging.getLogger(__name__)
+
+PROMPT_NAME = "micro_reflection"
+DEFAULTS = GenerationDefaults(temperature=0.2, max_tokens=1200)
+MAX_ENTRIES = 80
+MAX_TOTAL_CHARS = 9_000
+MAX_ENTRY_CHARS = 240
+MIN_ENTRIES = 2
+MIN_TOTAL_CHARS = 80
+SUPERSEDES_MATCH = 0.8
+TRIGGERS = ("silence", "session_end", "context_pressure", "manual")
+
+
+@dataclass(frozen=True)
+class MicroEntry:
+    """One message of the excerpt."""
+
+    author: str
+    content: str
+    is_bot: bool
+    author_id: str | None = None
+    turn: IndexedTurn | None = None
+
+
+@dataclass(frozen=True)
+class Excerpt:
+    entries: tuple[MicroEntry, ...]
+    text: str
+
+
+@dataclass
+class MicroResult:
+    """Outcome of one micro-reflection."""
+
+    status: str  # completed | skipped | aborted | cancelled
+    reason: str = ""
+    facts_proposed: int = 0
+    staged: list[StagedRef] = field(default_factory=list)
+    rejections: list[Rejection] = field(default_factory=list)
+    error: str = ""
+    raw_response: str = ""
+
+
+def inline(text: str, limit: int) -> str:
+    """Whitespace collapsed to single spaces and cut to ``limit`` characters."""
+    return " ".join(str(text or "").split())[:limit].strip()
+
+
+def normalise_quote(text: str) -> str:
+    """Case- and spacing-insensitive form used to find an evidence quote in the excerpt."""
+    text = " ".join(text.casefold().split())
+    return text.strip(" \"'“”‘’.…")
+
+
+def entries_from_turns(turns: Sequence[IndexedTurn]) -> list[MicroEntry]:
+    """User and assistant turns as excerpt entries (system and tool turns are left out)."""
+    out = []
+    for turn in turns:
+        if turn.status == "removed" or turn.role not in ("user", "assistant"):
+            continue
+        is_bot = turn.role == "assistant"
+        author = turn.speaker or ("assistant" if is_bot else "user")
+        out.append(MicroEntry(author, turn.text, is_bot, None if is_bot else turn.user_id, turn))
+    return out
+
+
+def bound_excerpt(
+    entries: Sequence[MicroEntry],
+    max_entries: int = MAX_ENTRIES,
+    max_chars: int = MAX_TOTAL_CHARS,
+    per_entry: int = MAX_ENTRY_CHARS,
+) -> Excerpt:
+    """The newest entries that fit the limits, in time order, rendered ``- author: text``."""
+    kept: list[MicroEntry] = []
+    lines: list[str] = []
+    total = 0
+    for entry in reversed(list(entries)):
+        content = inline(entry.content, per_entry)
+        if not content:
+            continue
+        author = inline(entry.author, 80) or "unknown"
+        line = f"- {author}: {content}"
+        next_total = total + len(line) + (1 if lines else 0)
+        if len(kept) >= max_entries or next_total > max_chars:
+            break
+        kept.append(MicroEntry(author, content, entry.is_bot, entry.author_id, entry.turn))
+        lines.append(line)
+        total = next_total
+    kept.reverse()
+    lines.reverse()
+    return Excerpt(tuple(kept), "\n".join(lines))
+
+
+def too_small(entries: Sequence[MicroEntry]) -> str:
+    """Why a conversation is too small to reflect on ("" when it is big enough)."""
+    usable = [e for e in entries if inline(e.content, MAX_ENTRY_CHARS)]
+    if len(usable) < MIN_ENTRIES:
+        return f"conversation too small: {len(usable)} entries (need {MIN_ENTRIES})"
+    if not any(not e.is_bot for e in usable):
+        return "conversation too small: no message from a person"
+    chars = sum(len(inline(e.content, MAX_ENTRY_CHARS)) for e in usable)
+    if chars < MIN_TOTAL_CHARS:
+        return f"conversation too small: {chars} characters (need {MIN_TOTAL_CHARS})"
+    return ""
+
+
+class MicroReflector:
+    """Runs micro-reflections for the users of one vault (blocking; for the model worker)."""
+
+    def __init__(
+        self,
+        paths: VaultPaths,
+        store: DocumentStore,
+        knowledge: KnowledgeIndex,
+        model: ModelClient,
+        settings: Settings | None = None,
+        *,
+        clock: Clock | None = None,
+        events: EventBus | None = None,
+        rejected: RejectedMemory | None = None,
+        bot_name: str = "the assistant",
+        confirm_contradictions: bool = False,
+    ) -> None:
+        self.paths = paths
+        self.store = store
+        self.knowledge = knowledge
+        self.model = model
+        self.settings = settings or Settings()
+        self.clock = clock or SystemClock()
+        self.events = events
+        self.rejected = rejected if rejected is not None else RejectedMemory(paths, self.clock)
+        self.staging = StagingArea(store, self.clock)
+        self.bot_name = bot_name
+        self.detector = ContradictionDetector(ModelConfirmer(model) if confirm_contradictions else None)
+
+    def run(
+        self,
+        user_id: str,
+        entries: Sequence[MicroEntry],
+        trigger: str = "silence",
+        existing_facts: Sequence[KnowledgeDoc] | None = None,
+    ) -> MicroResult:
+        """Reflect on ``entries`` (oldest first); never raises."""
+        try:
+            result = self._run(user_id, entries, trigger, existing_facts)
+        except ModelCancelled as exc:
+            result = MicroResult("cancelled", error=f"cancelled: {exc}")
+        except Exception as exc:
+            log.exception("micro-reflection failed")
+            result = MicroResult("aborted", error=f"{type(exc).__name__}: {exc}")
+        if self.events is not None:
+            self.events.emit("reflection.micro.finished", user_id=user_id, status=result.status,
+                             staged=len(result.staged), reason=result.reason, error=result.error)
+        return result
+
+    def _run(self, user_id: str, entries: Sequence[MicroEntry], trigger: str,
+             existing_facts: Sequence[KnowledgeDoc] | None) -> MicroResult:
+        reason = too_small(entries)
+        if reason:
+            return MicroResult("skipped", reason=reason)
+        excerpt = bound_excerpt(entries)
+        if not excerpt.entries:
+            return MicroResult("skipped", reason="conversation empty after bounding")
+        authors = list(dict.fromkeys(e.author for e in excerpt.entries if not e.is_bot))
+        name_to_id = {e.author.casefold(): e.author_id for e in excerpt.entries if not e.is_bot and e.author_id}
+        if existing_facts is None:
+            turns = [e.turn for e in excerpt.entries if e.turn is not None]
+            query = " ".join(top_keywords(turns)) if turns else " ".join(e.content for e in excerpt.entries[-5:])
+            existing_facts = self.knowledge.search(user_id, query, limit=20)
+        existing = list(existing_facts)
+        max_facts = int(setting(self.settings, "micro.max_facts"))
+        variables: dict[str, Any] = {
+            "trigger": trigger,
+            "bot_name": self.bot_name,
+            "author_names": ", ".join(authors),
+            "max_facts": str(max_facts),
+            "existing_facts": [f'[{d.doc_id}] "{" ".join(d.text.split())[:300]}"' for d in existing],
+            "excerpt": excerpt.text,
+        }
+        try:
+            reply = self.model.call(PROMPT_NAME, variables, MICRO_SCHEMA, DEFAULTS)
+        except ModelCancelled:
+            raise
+        except Exception as exc:
+            return MicroResult("aborted", error=f"model call failed: {type(exc).__name__}: {exc}")
+        try:
+            if reply.problems:
+                raise SchemaError("; ".join(reply.problems))
+            output = parse_micro_output(reply.text)
+        except SchemaError as exc:
+            return MicroResult("aborted", error=f"unparsable model output: {exc}", raw_response=str(reply.text)[:100_000])
+
+        result = MicroResult("completed")
+        result.rejections = [Rejection(f"facts: {r.item}", "schema", r.reason) for r in output.rejected]
+        result.facts_proposed = len(output.facts) + len(output.rejected)
+        for extra in output.facts[max_facts:]:
+            result.rejections.append(Rejection(f"facts: {short(extra.fact, 70)}", "cap", f"more than {max_facts} facts"))
+        gates = QualityGates(user_id, _NoTurns(), self.knowledge, self.rejected)
+        excerpt_norm = normalise_quote(excerpt.text)
+        single_author = name_to_id.get(authors[0].casefold()) if len(authors) == 1 else None
+        passing: list[Proposal] = []
+        for fact in output.facts[:max_facts]:
+            item = Proposal("fact", "facts", fact.fact[:80], fact.fact, "Facts", notes=list(fact.notes))
+            quote = normalise_quote(fact.evidence)
+            if not quote or quote not in excerpt_norm:
+                result.rejections.append(Rejection(item.label(), "evidence", "evidence quote does not occur in the excerpt"
+                                                   if quote else "no evidence quote"))
+                continue
+            item.gates.append("evidence")
+            subject_id = ""
+            if fact.subject == "author":
+                subject_id = name_to_id.get(fact.subject_name.casefold(), "") or single_author or ""
+                if not subject_id:
+                    result.rejections.append(Rejection(item.label(), "subject",
+                                                       f"author {short(fact.subject_name, 30)!r} is not in the excerpt"))
+                    continue
+            item.cited = [e.turn for e in excerpt.entries if e.turn is not None and quote in normalise_quote(e.content)]
+            item.source_turns = [t.number for t in item.cited]
+            item.fields.update({"subject": fact.subject, "subject_name": fact.subject_name, "subject_id": subject_id,
+                                "fact_type": fact.type, "evidence": fact.evidence,
+                                "model_confidence": round(fact.confidence, 2), "trigger": trigger})
+            rejection = gates.rejected_before(item)
+            if rejection is not None:
+                result.rejections.append(rejection)
+                continue
+            target = self._superseded(fact.supersedes, existing)
+            if target is not None:
+                item.kind, item.section, item.category = "correction", "facts", "Corrections"
+                item.title = f"Correction: {short(fact.fact, 60)}"
+                item.fields.update({"target_id": target.doc_id, "target_title": target.title, "old_text": target.text,
+                                    "new_text": fact.fact, "target_hash": target.content_hash,
+                                    "target_confidence": target.confidence, "supersedes": fact.supersedes})
+            elif not route_contradiction(item, user_id, self.knowledge, self.detector):
+                if fact.supersedes:
+                    item.notes.append("supersedes did not match any existing fact")
+                rejection = gates.dedup(item)
+                if rejection is not None:
+                    result.rejections.append(rejection)
+                    continue
+            item.confidence = confidence_for(item.cited) if item.cited else 0.60
+            flag(item, [fact.evidence, fact.subject_name])
+            passing.append(item)
+
+        model_name = reply.model or self.model.model_name
+        drafts = [draft_for(i, None, "micro", provenance(i, "micro", None, model_name, reply.prompt_version, self.clock.now()))
+                  for i in passing]
+        outcome = stage_all(self.staging, user_id, drafts, None)
+        root = self.paths.user(user_id).root
+        for doc in outcome.staged:
+            assert doc.path is not None
+            result.staged.append(StagedRef(doc.id, doc.kind, doc.title, doc.path.relative_to(root).as_posix(),
+                                           bool(doc.get("quarantine"))))
+        return result
+
+    @staticmethod
+    def _superseded(text: str, existing: Sequence[KnowledgeDoc]) -> KnowledgeDoc | None:
+        """The existing fact ``supersedes`` names: exact (normalised) text, else very similar."""
+        if not text.strip():
+            return None
+        wanted = normalise_quote(text)
+        for doc in existing:
+            if normalise_quote(doc.text) == wanted:
+                return doc
+        scored = [(similarity(text, doc.text), doc) for doc in existing]
+        scored = [s for s in scored if s[0] >= SUPERSEDES_MATCH]
+        return max(scored, key=lambda s: s[0])[1] if scored else None
+
+
+class _NoTurns:
+    """Micro-reflection cites excerpt entries, not index lookups; the turn gate is not used."""
+
+    def get(self, user_id: str, number: int) -> IndexedTurn | None:
+        return None
+
+    def turns_since(self, user_id: str, after_number: int, limit: int) -> list[IndexedTurn]:
+        return []
+
+

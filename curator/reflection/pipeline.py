@@ -1,0 +1,131 @@
+"""Steps shared by the batch reflector and micro-reflection after the gates.
+
+Contradiction routing, untrusted-output flags, and turning a passing proposal into a staged
+item (or into another sighting of an item already staged).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from curator.clock import iso_utc
+from curator.documents import Document
+from curator.reflection.contradictions import ContradictionDetector
+from curator.reflection.gates import Proposal
+from curator.reflection.ports import KnowledgeIndex
+from curator.reflection.staging import StagedDraft, StagingArea
+from curator.reflection.untrusted import scan, source_flags
+
+
+def route_contradiction(item: Proposal, user_id: str, knowledge: KnowledgeIndex, detector: ContradictionDetector) -> bool:
+    """Turn a fact that contradicts a Knowledge fact into a ``contradiction`` item.
+
+    Returns True when the item was rerouted.
+    """
+    if item.kind != "fact":
+        return False
+    candidates = list(knowledge.search(user_id, item.text, limit=8))
+    for docs in item.resolved.values():
+        candidates.extend(d for d in docs if d.doc_id not in {c.doc_id for c in candidates})
+    conflict = detector.find(item.text, candidates)
+    if conflict is None:
+        return False
+    existing = conflict.existing
+    item.kind = "contradiction"
+    item.fields.update({
+        "existing_id": existing.doc_id,
+        "existing_title": existing.title,
+        "existing_text": existing.text,
+        "existing_hash": existing.content_hash,
+        "proposed_text": item.text,
+        "proposed_category": item.category,
+        "conflict": conflict.to_dict(),
+    })
+    item.title = f"Contradiction: {item.title}"[:200]
+    item.gates.append("contradiction")
+    item.notes.append(conflict.reason())
+    return True
+
+
+def flag(item: Proposal, extra_texts: list[str] | None = None) -> None:
+    """Attach untrusted-output flags from the item's own texts and from its cited turns."""
+    texts = [item.title, item.text, *(extra_texts or [])]
+    texts.extend(str(v) for k, v in item.fields.items() if isinstance(v, str) and k not in ("existing_text", "old_text"))
+    flags = scan(texts)
+    flags.extend(source_flags((t.number, t.text) for t in item.cited))
+    item.flags = flags
+
+
+def provenance(item: Proposal, job: str, batch_id: int | None, model: str, prompt_version: str, now: float) -> dict[str, Any]:
+    """Where a staged item came from (reliability.md §3.3 item 1)."""
+    files = []
+    for turn in item.cited:
+        files.append({"turn": turn.number, "source": turn.source_id, "file": turn.file,
+                      "conversation": turn.conversation, "sha256": turn.sha256})
+    return {
+        "job": job,
+        "batch_id": batch_id,
+        "model": model,
+        "prompt_version": prompt_version,
+        "extracted_at": iso_utc(now),
+        "source_turns": list(item.source_turns),
+        "source_files": files,
+    }
+
+
+def draft_for(item: Proposal, batch_id: int | None, origin: str, prov: dict[str, Any]) -> StagedDraft:
+    """The staged form of a proposal that passed its gates."""
+    fields = dict(item.fields)
+    if item.kind == "fact":
+        fields["related"] = item.ref_ids("related_existing")
+    elif item.kind == "connection":
+        a = item.resolved.get("file_a", [])
+        b = item.resolved.get("file_b", [])
+        fields.update({"file_a": a[0].doc_id if a else "", "file_b": b[0].doc_id if b else "",
+                       "text_a": a[0].text if a else "", "text_b": b[0].text if b else ""})
+    elif item.kind == "correction" and "target_id" not in fields:
+        targets = item.resolved.get("existing_file", [])
+        if targets:
+            target = targets[0]
+            new_text = f"{target.text.rstrip()}\n\nCorrection (turns {', '.join(map(str, item.source_turns))}): {item.text}"
+            fields.update({"target_id": target.doc_id, "target_title": target.title, "old_text": target.text,
+                           "new_text": new_text, "target_hash": target.content_hash,
+                           "target_confidence": target.confidence})
+    text = item.text
+    if item.kind == "correction" and fields.get("new_text"):
+        text = str(fields["new_text"])
+    return StagedDraft(
+        kind=item.kind, title=item.title, text=text, category=item.category,
+        source_turns=list(item.source_turns), confidence=item.confidence, batch_id=batch_id,
+        origin=origin, flags=list(item.flags), gates=list(item.gates), provenance=prov,
+        fields=fields, notes=list(item.notes),
+    )
+
+
+@dataclass
+class StageOutcome:
+    """What happened to passing proposals: newly staged documents, and recurrences."""
+
+    staged: list[Document] = field(default_factory=list)
+    recurring: list[Document] = field(default_factory=list)
+
+
+def stage_all(staging: StagingArea, user_id: str, drafts: list[StagedDraft], batch_id: int | None) -> StageOutcome:
+    """Stage each draft, or count it as another sighting of an earlier staged item."""
+    outcome = StageOutcome()
+    existing, _problems = staging.scan(user_id)
+    for draft in drafts:
+        match = staging.find_recurring(existing, draft.kind, draft.text, batch_id) if batch_id is not None else None
+        if match is not None:
+            doc, _score = match
+            if draft.flags:  # a flagged re-proposal quarantines the item it repeats
+                known = list(doc.get("flags") or [])
+                known.extend(f.to_dict() for f in draft.flags if f.to_dict() not in known)
+                doc.meta["flags"] = known
+                doc.meta["quarantine"] = True
+            staging.mark_seen(doc, batch_id, draft.source_turns)
+            outcome.recurring.append(doc)
+            continue
+        outcome.staged.append(staging.stage(user_id, draft))
+    return outcome

@@ -1,0 +1,212 @@
+"""Context summaries (seed 002): a prompt and the model's summary, kept together.
+
+A summary is ONE document in ``Users/<u>/Reflections/`` (``kind: reflection``) holding the
+turn pair: the system prompt that asked for it and the assistant's summary. The body renders
+both (``**system:** ...`` then ``**assistant:** ...``) so any index that indexes the body
+returns the prompt together with the summary; :func:`turn_pair` gives the two texts
+separately for an index that stores them as two rows. Frontmatter ``prompt`` and
+``summary`` are the source of truth; the body is re-rendered on every edit.
+
+Deleting is a soft delete (``deleted: true``, ``deleted_at``): the file stays, the index is
+told to drop it, and :func:`is_searchable` is False for it from then on.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from curator.clock import Clock, SystemClock, iso_utc
+from curator.doc_store import DocumentStore
+from curator.documents import Document
+from curator.events import EventBus
+from curator.reflection.batch import render_turn, setting
+from curator.reflection.ports import DocumentIndex, GenerationDefaults, ModelCancelled, ModelClient, NullDocumentIndex
+from curator.reflection.schemas import clean_text
+from curator.reflection.untrusted import scan
+from curator.settings import Settings
+from curator.turns import IndexedTurn
+from curator.vault_paths import DOC_ID_RE, new_id
+
+log = logging.getLogger(__name__)
+
+PROMPT_NAME = "context_summary"
+SYSTEM_MARK = "**system:**"
+ASSISTANT_MARK = "**assistant:**"
+
+
+class SummaryError(ValueError):
+    """A summary that does not exist or cannot be changed as asked."""
+
+
+def render_body(prompt: str, summary: str) -> str:
+    """The document body: the turn pair, prompt first."""
+    return f"{SYSTEM_MARK} {prompt.strip()}\n\n{ASSISTANT_MARK}\n\n{summary.strip()}\n"
+
+
+def turn_pair(doc: Document) -> tuple[str, str]:
+    """(system prompt, assistant summary) of a summary document."""
+    prompt = doc.get("prompt")
+    summary = doc.get("summary")
+    if isinstance(prompt, str) and isinstance(summary, str):
+        return prompt, summary
+    body = doc.body
+    if body.startswith(SYSTEM_MARK) and ASSISTANT_MARK in body:
+        head, _, tail = body.partition(ASSISTANT_MARK)
+        return head[len(SYSTEM_MARK):].strip(), tail.strip()
+    return "", body.strip()
+
+
+def is_searchable(doc: Document) -> bool:
+    """Whether search may return this reflection (never once soft-deleted)."""
+    return not doc.deleted
+
+
+class SummaryStore:
+    """Create, edit, soft-delete, restore and list one vault's context summaries."""
+
+    def __init__(self, store: DocumentStore, clock: Clock | None = None, index: DocumentIndex | None = None,
+                 events: EventBus | None = None) -> None:
+        self.store = store
+        self.clock = clock or SystemClock()
+        self.index = index or NullDocumentIndex()
+        self.events = events
+
+    def create(self, user_id: str, prompt: str, summary: str, turn_range: tuple[int, int] | None = None,
+               *, model: str = "", trigger: str = "manual") -> Document:
+        """Store a new summary as one turn-pair document."""
+        now = iso_utc(self.clock.now())
+        flags = [f.to_dict() for f in scan([summary])]
+        doc = Document.new(
+            doc_id=new_id(), kind="reflection", title=f"Context summary {now[:16].replace('T', ' ')}",
+            body=render_body(prompt, summary), created_at=now, prompt=prompt, summary=summary,
+            turn_range=list(turn_range) if turn_range else [], source_turns=list(range(turn_range[0], turn_range[1] + 1))
+            if turn_range and turn_range[1] - turn_range[0] < 500 else [],
+            trigger=trigger, model=model, deleted=False, deleted_at=None, flags=flags,
+        )
+        self.store.create(doc, user_id, "reflections")
+        self.index.upsert(doc)
+        self._emit("reflection.summary.created", user_id, doc)
+        return doc
+
+    def get(self, user_id: str, doc_id: str) -> Document:
+        """The summary with ``doc_id`` (deleted ones too)."""
+        if not DOC_ID_RE.match(doc_id):
+            raise SummaryError(f"invalid id {doc_id!r}")
+        doc = self.store.find(doc_id, user_id, areas=("reflections",))
+        if doc is None:
+            raise SummaryError(f"no summary {doc_id}")
+        return doc
+
+    def list(self, user_id: str, include_deleted: bool = False) -> list[Document]:
+        """Summaries in time order (oldest first)."""
+        docs = [d for _p, d in self.store.iter_documents(user_id, "reflections")
+                if isinstance(d, Document) and d.kind == "reflection" and (include_deleted or not d.deleted)]
+        return sorted(docs, key=lambda d: (str(d.get("created_at") or ""), d.id))
+
+    def edit(self, user_id: str, doc_id: str, *, summary: str | None = None, prompt: str | None = None) -> Document:
+        """Change the summary and/or its prompt; the previous version goes to history."""
+        doc = self.get(user_id, doc_id)
+        old_prompt, old_summary = turn_pair(doc)
+        new_prompt = old_prompt if prompt is None else prompt
+        new_summary = old_summary if summary is None else summary
+        if not new_summary.strip():
+            raise SummaryError("a summary cannot be empty; delete it instead")
+        doc.meta.update({"prompt": new_prompt, "summary": new_summary, "edited": True})
+        doc.body = render_body(new_prompt, new_summary)
+        self.store.update(doc, action="edit summary")
+        if is_searchable(doc):
+            self.index.upsert(doc)
+        self._emit("reflection.summary.edited", user_id, doc)
+        return doc
+
+    def delete(self, user_id: str, doc_id: str) -> Document:
+        """Soft delete: marked deleted, kept on disk, never returned by search again."""
+        doc = self.get(user_id, doc_id)
+        doc.meta["deleted"] = True
+        doc.meta["deleted_at"] = iso_utc(self.clock.now())
+        self.store.update(doc, action="soft delete")
+        self.index.remove(doc.id)
+        self._emit("reflection.summary.deleted", user_id, doc)
+        return doc
+
+    def restore(self, user_id: str, doc_id: str) -> Document:
+        """Undo a soft delete."""
+        doc = self.get(user_id, doc_id)
+        doc.meta["deleted"] = False
+        doc.meta["deleted_at"] = None
+        self.store.update(doc, action="restore")
+        self.index.upsert(doc)
+        self._emit("reflection.summary.restored", user_id, doc)
+        return doc
+
+    def _emit(self, kind: str, user_id: str, doc: Document) -> None:
+        if self.events is not None:
+            self.events.emit(kind, user_id=user_id, doc_id=doc.id)
+
+
+@dataclass
+class SummaryResult:
+    status: str  # completed | skipped | aborted | cancelled
+    document: Document | None = None
+    error: str = ""
+    truncated: bool = False
+
+
+class SummaryWriter:
+    """Asks the model for a context summary and stores it (blocking; for the model worker)."""
+
+    def __init__(self, summaries: SummaryStore, model: ModelClient, settings: Settings | None = None,
+                 context_budget: int = 3000) -> None:
+        self.summaries = summaries
+        self.model = model
+        self.settings = settings or Settings()
+        self.context_budget = context_budget
+
+    def generate(self, user_id: str, turns: Sequence[IndexedTurn], prompt: str | None = None,
+                 trigger: str = "inactivity") -> SummaryResult:
+        """Summarise ``turns`` (the working context, oldest first) with ``prompt``; never raises."""
+        instruction = (prompt or str(setting(self.settings, "summary.prompt"))).strip()
+        max_tokens = int(setting(self.settings, "summary.max_tokens"))
+        usable = [t for t in turns if t.status != "removed" and isinstance(t.text, str)]
+        if not usable:
+            return SummaryResult("skipped", error="no turns to summarise")
+        blocks = [render_turn(t) for t in usable]
+        try:
+            while len(blocks) > 1 and sum(self.model.count_tokens(b) for b in blocks) > self.context_budget:
+                blocks.pop(0)  # oldest first
+                usable.pop(0)
+            reply = self.model.call(PROMPT_NAME, {"context": blocks, "instruction": instruction}, None,
+                                    GenerationDefaults(temperature=0.3, max_tokens=max_tokens))
+        except ModelCancelled as exc:
+            return SummaryResult("cancelled", error=str(exc))
+        except Exception as exc:
+            return SummaryResult("aborted", error=f"model call failed: {type(exc).__name__}: {exc}")
+        text, _notes = clean_text(reply.text if isinstance(reply.text, str) else "")
+        if not text:
+            return SummaryResult("aborted", error="the model returned an empty summary")
+        text, truncated = self._fit(text, max_tokens)
+        doc = self.summaries.create(user_id, instruction, text, (usable[0].number, usable[-1].number),
+                                    model=reply.model or self.model.model_name, trigger=trigger)
+        if truncated:
+            doc.meta["truncated"] = True
+            self.summaries.store.update(doc, action="note truncation")
+        return SummaryResult("completed", doc, truncated=truncated)
+
+    def _fit(self, text: str, max_tokens: int) -> tuple[str, bool]:
+        """``text`` cut at a word boundary to at most ``max_tokens`` tokens."""
+        try:
+            if self.model.count_tokens(text) <= max_tokens:
+                return text, False
+        except Exception:
+            return text, False
+        words = text.split(" ")
+        lo, hi = 0, len(words)
+        while lo < hi:  # longest prefix that fits
+            mid = (lo + hi + 1) // 2
+            if self.model.count_tokens(" ".join(words[:mid])) <= max_tokens:
+                lo = mid
+            else:
+                hi = mid - 1
+        return " ".join(words[:lo]).rstrip(), True
