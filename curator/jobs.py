@@ -40,6 +40,7 @@ engine that runs ``curator watch`` is meant to be the main owner.
 
 from __future__ import annotations
 
+import builtins
 import logging
 import threading
 from collections.abc import Callable, Iterable
@@ -302,14 +303,18 @@ class JobQueue:
             for existing in self._sorted(self._jobs.values()):
                 if existing.pending and existing.identity() == probe.identity():
                     if existing.status == "queued" and priority > existing.priority:
-                        raised = replace(existing, priority=priority, manual=existing.manual or manual)
+                        raised = replace(
+                            existing, priority=priority, manual=existing.manual or manual
+                        )
                         self._jobs[raised.id] = raised
                         self._save()
                         log.info("job %s raised to priority %d", raised.id, priority)
                         notify.append((raised, raised.status))
                         existing = raised
                     else:
-                        log.debug("job not queued: identical %s is %s", existing.id, existing.status)
+                        log.debug(
+                            "job not queued: identical %s is %s", existing.id, existing.status
+                        )
                     result = existing
                     break
             else:
@@ -349,7 +354,7 @@ class JobQueue:
         status: str | Iterable[str] | None = None,
         user_id: str | None = None,
         kind: str | None = None,
-    ) -> list[Job]:
+    ) -> builtins.list[Job]:
         """Jobs matching the filters: pending ones in run order, then finished, newest first."""
         statuses = {status} if isinstance(status, str) else set(status) if status else None
         with self._lock:
@@ -378,7 +383,7 @@ class JobQueue:
         user_id: str | None = None,
         conversation: str | None = None,
         any_conversation: bool = True,
-    ) -> list[Job]:
+    ) -> builtins.list[Job]:
         """Queued and running jobs matching the filters, in run order.
 
         ``conversation`` is only compared when given or when ``any_conversation`` is False
@@ -426,7 +431,7 @@ class JobQueue:
         """queued or running -> cancelled. The worker checks the status to stop a running job."""
         return self._transition(job_id, "cancelled", finished_at=self.clock.now(), error=reason)
 
-    def requeue_interrupted(self) -> list[Job]:
+    def requeue_interrupted(self) -> builtins.list[Job]:
         """Put jobs left ``running`` by a process that died back in the queue.
 
         Call once at start-up, before the worker starts, in the process that owns the queue.
@@ -465,7 +470,7 @@ class JobQueue:
         return updated, job.status
 
     @staticmethod
-    def _sorted(jobs: Iterable[Job]) -> list[Job]:
+    def _sorted(jobs: Iterable[Job]) -> builtins.list[Job]:
         return sorted(jobs, key=_run_order)
 
     def _prune(self) -> None:
@@ -526,7 +531,7 @@ class JobQueue:
         write_json_state(self.path, state)
         self._disk_stamp = self._stamp()
 
-    def _notify(self, changes: list[tuple[Job, str | None]]) -> None:
+    def _notify(self, changes: builtins.list[tuple[Job, str | None]]) -> None:
         with self._lock:
             listeners = list(self._listeners)
         for job, old in changes:

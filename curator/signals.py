@@ -100,16 +100,21 @@ _CORRECTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("I meant", r"\bI\s+(?:meant|mean\s+to\s+say)\b"),
         (
             "that's wrong",
-            r"\bthat(?:'s|\s+is|\s+was)\s+(?:wrong|incorrect|not\s+(?:right|true|correct|accurate|what\s+I))",
+            r"\bthat(?:'s|\s+is|\s+was)\s+"
+            r"(?:wrong|incorrect|not\s+(?:right|true|correct|accurate|what\s+I))",
         ),
-        ("you're wrong", r"\byou(?:'re|\s+are|\s+were|\s+got\s+(?:it|that))\s+(?:wrong|mistaken)\b"),
+        (
+            "you're wrong",
+            r"\byou(?:'re|\s+are|\s+were|\s+got\s+(?:it|that))\s+(?:wrong|mistaken)\b",
+        ),
         ("I was wrong", r"\bI\s+(?:was\s+wrong|misspoke|made\s+a\s+mistake)\b"),
         ("correction", r"\b(?:correction|to\s+correct\s+(?:that|myself|you))\b"),
         ("scratch that", r"\b(?:scratch\s+that|let\s+me\s+rephrase)\b"),
         # "not Paris but Lyon", but not "not only X but also Y".
         (
             "not X but Y",
-            r"\bnot\s+(?!only\b|just\b|merely\b|simply\b|because\b)[\w'-]+(?:\s+[\w'-]+){0,3}\s*,?\s+but\s+\w",
+            r"\bnot\s+(?!only\b|just\b|merely\b|simply\b|because\b)"
+            r"[\w'-]+(?:\s+[\w'-]+){0,3}\s*,?\s+but\s+\w",
         ),
     )
 )
@@ -118,7 +123,9 @@ _APPROVE_RE = re.compile(r"\bAPPROVED?\b")
 _CONTEXT_APPROVE_RE = re.compile(
     r"\b(?:validation|decision|verdict|result)\b[^\n]{0,20}?\bAPPROVED?\b", re.IGNORECASE
 )
-_CONTEXT_QUALITY_RE = re.compile(r"\bquality(?:[ _]score)?\**\s*[:=]\s*\**\s*([01](?:\.\d+)?)", re.I)
+_CONTEXT_QUALITY_RE = re.compile(
+    r"\bquality(?:[ _]score)?\**\s*[:=]\s*\**\s*([01](?:\.\d+)?)", re.I
+)
 _CONTEXT_ROUTE_RE = re.compile(r"\broute\b\**\s*[:=]?\s*\**\s*[`\"']?(refresh|clarify)\b", re.I)
 _TURN_DIR_RE = re.compile(r"^turn_\d+$")
 
@@ -394,7 +401,9 @@ class SignalAccumulator:
     def state(self) -> SignalState:
         """A copy of the current state."""
         with self._lock:
-            return SignalState(**{**self._state.to_dict(), "recent_topics": list(self._state.recent_topics)})
+            data = self._state.to_dict()
+            data["recent_topics"] = list(self._state.recent_topics)
+            return SignalState(**data)
 
     def update(self, turn: IndexedTurn, *, save: bool = True) -> SignalUpdate:
         """Count one new turn, detect its signals, and (by default) persist the state.
@@ -494,7 +503,9 @@ class SignalAccumulator:
         if warning:
             self.warnings.append(warning)
         if not isinstance(data, Mapping):
-            message = f"signal state {self.path} is not a JSON object; kept aside, defaults restored"
+            message = (
+                f"signal state {self.path} is not a JSON object; kept aside, defaults restored"
+            )
             if self.path.exists():
                 message = f"{message} (see {quarantine(self.path).name})"
             log.warning(message)
@@ -502,7 +513,10 @@ class SignalAccumulator:
             return SignalState()
         state, problems = SignalState.from_dict(data)
         if problems:
-            message = f"signal state {self.path}: invalid {', '.join(problems)}; defaults used for those"
+            message = (
+                f"signal state {self.path}: invalid {', '.join(problems)}; "
+                "defaults used for those"
+            )
             log.warning(message)
             self.warnings.append(message)
         return state

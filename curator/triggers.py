@@ -515,7 +515,8 @@ class TriggerEngine:
             line = f"cycle: {cycle.unprocessed_turns}/{cycle_thr} unprocessed turns"
             next_at = self._next_scheduled(now)
             if next_at is not None:
-                line += f", next scheduled {next_at:%Y-%m-%d %H:%M} (in {format_duration(next_at.timestamp() - now)})"
+                wait = format_duration(next_at.timestamp() - now)
+                line += f", next scheduled {next_at:%Y-%m-%d %H:%M} (in {wait})"
             else:
                 line += ", schedule off"
             lines.append(line)
@@ -661,9 +662,16 @@ class TriggerEngine:
         if not (pressure or quiet):
             if pressure_only:
                 return []
+            if silent >= silence_limit:
+                # Silent long enough, but only the other side spoke: nothing of the user's
+                # to reflect on yet.
+                return self._miss(user, "micro", name, "no_user_message",
+                                  f"micro [{_label(name)}]: silent, but no user message since "
+                                  f"the last micro-reflection ({counts})",
+                                  ("no_user",), now, record_misses)
             return self._miss(user, "micro", name, "below_threshold",
                               f"micro [{_label(name)}]: not yet, {counts}",
-                              ("below", pressure, silent >= silence_limit), now, record_misses)
+                              ("below",), now, record_misses)
         blocked = self._blocked(user, "micro", name, conv.last_turn, counts, now, record_misses)
         if blocked is not None:
             return blocked
@@ -742,7 +750,8 @@ class TriggerEngine:
     def _batch_scope(self, user: _User) -> tuple[tuple[int, int] | None, dict[str, Any]]:
         acc = user.acc.state
         first = acc.last_batch_turn + 1
-        last = min(user.state.last_turn, acc.last_batch_turn + int(self.settings["batch.max_turns"]))
+        cap = int(self.settings["batch.max_turns"])
+        last = min(user.state.last_turn, acc.last_batch_turn + cap)
         meta = {"turns": acc.turns_since_last_batch, "urgency": acc.urgency_score}
         return ((first, last) if last >= first else None), meta
 
@@ -891,13 +900,15 @@ class TriggerEngine:
                             "if no new user message")
         elif conv.messages_since_summary:
             more = min_msgs - conv.messages_since_summary
-            upcoming.append(f"summary [{label}]: after {more} more message{'s' if more != 1 else ''}"
+            plural = "s" if more != 1 else ""
+            upcoming.append(f"summary [{label}]: after {more} more message{plural}"
                             f" and {format_duration(limit)} without a user message")
         if self.queue.pending(kind="micro", user_id=user.id, conversation=name):
             upcoming.append(f"micro [{label}]: a job is pending")
         elif conv.user_messages_since_micro:
-            upcoming.append(f"micro [{label}]: in {format_duration(max(0.0, silence_limit - silent))}"
-                            " of silence, at session end, or near the context budget")
+            wait = format_duration(max(0.0, silence_limit - silent))
+            upcoming.append(f"micro [{label}]: in {wait} of silence, at session end, "
+                            "or near the context budget")
         data = {
             "conversation": name,
             "messages_since_summary": conv.messages_since_summary,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -284,7 +285,41 @@ def test_micro_silence_needs_a_user_message(engine: TriggerEngine, chat: Chat,
                                             clock: ManualClock) -> None:
     engine.on_turns("alice", [chat.turn("A greeting from the bot", role="assistant")])
     clock.advance(60 * 60)
-    assert fired(engine.tick(), "micro") == []
+    decisions = engine.tick()
+    assert fired(decisions, "micro") == []
+    assert [d.code for d in decisions if d.trigger == "micro"] == ["no_user_message"]
+
+
+def test_worker_thread_completing_jobs_does_not_deadlock(engine: TriggerEngine,
+                                                         chat: Chat) -> None:
+    turns = chat.turns(200)
+    stop = threading.Event()
+    completed: list[str] = []
+
+    def worker() -> None:
+        while not stop.is_set() or engine.queue.next() is not None:
+            job = engine.queue.claim()
+            if job is not None:
+                engine.queue.mark_done(job.id)
+                completed.append(job.id)
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    for start in range(0, 200, 5):
+        engine.on_turns("alice", turns[start:start + 5])
+        engine.tick()
+    stop.set()
+    thread.join(timeout=20)
+    assert not thread.is_alive()
+    assert completed
+    assert engine.queue.pending() == []
+    # Turns that arrived while a batch ran are still counted and drain in later batches.
+    for _ in range(30):
+        engine.tick()
+        while (job := engine.queue.claim()) is not None:
+            engine.queue.mark_done(job.id)
+    assert engine.status("alice").data["batch"]["turns"] < 10
+    assert engine.status("alice").data["batch"]["last_batch_turn"] > 190
 
 
 def test_micro_on_session_end(engine: TriggerEngine, chat: Chat) -> None:
