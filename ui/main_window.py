@@ -141,7 +141,7 @@ class MainWindow(QMainWindow):
         self.user_combo.addItems(users)
         self.user_combo.setCurrentText(user_id if user_id in users else users[0])
         self.user_combo.blockSignals(False)
-        self.vault_label.setText(f"Vault: {getattr(engine, 'root', '')}")
+        self.vault_label.setText(f"Vault: {engine.paths.root}")
         self._attach_user(self.user_combo.currentText())
         self._set_engine_actions_enabled(True)
         self._status_timer.start()

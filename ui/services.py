@@ -50,125 +50,159 @@ class ReviewDetail:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def _user_of(item: Any, default: str) -> str:
-    return str(field_of(item, "user_id", default=default) or default)
-
-
-def _doc_of(item: Any) -> Document | None:
-    if isinstance(item, Document):
-        return item
-    doc = getattr(item, "doc", None) or getattr(item, "document", None)
-    return doc if isinstance(doc, Document) else None
-
-
 def _date_of(value: Any) -> str:
     if isinstance(value, (int, float)) and value > 0:
         return iso_utc(float(value))
     return str(value or "")
 
 
+class _EngineDocumentIndex:
+    """``DocumentIndex`` port over the engine: re-index a written document by its path."""
+
+    def __init__(self, engine: Any) -> None:
+        self.engine = engine
+
+    def upsert(self, doc: Document) -> None:
+        if doc.path is not None:
+            self.engine.document_changed(doc.path)
+        else:
+            self.engine.sync_documents()
+
+    def remove(self, doc_id: str) -> None:
+        self.engine.sync_documents()
+
+
+class _IndexTurns:
+    """``TurnSource`` port over the engine's index."""
+
+    def __init__(self, engine: Any) -> None:
+        self.engine = engine
+
+    def get(self, user_id: str, number: int) -> Any:
+        return self.engine.index.get_turn(user_id, number)
+
+    def turns_since(self, user_id: str, after_number: int, limit: int) -> list[Any]:
+        return list(self.engine.index.turns(user_id, after=after_number))[-limit:]
+
+
+def review_engine(engine: Any) -> Any:
+    """The engine's review actions (``curator.reflection.review.ReviewEngine``).
+
+    Uses ``engine.review`` when the engine wires one; otherwise wires one here over the
+    engine's store, index and bus (cached on the engine object, so undo state is shared).
+    """
+    existing = getattr(engine, "review", None)
+    if existing is not None:
+        return existing
+    cached = getattr(engine, "_ui_review_engine", None)
+    if cached is not None:
+        return cached
+    from curator.reflection.review import ReviewEngine
+
+    review = ReviewEngine(engine.paths, engine.store, index=_EngineDocumentIndex(engine), turns=_IndexTurns(engine),
+                          events=engine.bus, clock=engine.clock)
+    engine._ui_review_engine = review
+    return review
+
+
 class ReviewService:
-    """The review queue of one user, over ``engine.review``."""
+    """The review queue of one user, over ``ReviewEngine`` (list, show, approve, discard, undo, resolve)."""
 
     def __init__(self, engine: Any, user_id: str = "default") -> None:
         self.engine = engine
         self.user_id = user_id
-
-    @property
-    def _review(self) -> Any:
-        return self.engine.review
+        self.review = review_engine(engine)
 
     # ---- Lists
 
     def list_items(self) -> list[Any]:
         """Staged items of the user, in the engine's ranked order."""
-        return list(self._review.list(self.user_id))
+        return list(self.review.list_items(self.user_id).items)
 
     def list_contradictions(self) -> list[Any]:
-        return [i for i in self.list_items() if str(field_of(i, "kind", default="")) == "contradiction"]
+        return list(self.review.list_items(self.user_id, kind="contradiction").items)
 
     # ---- Detail
 
     def detail(self, item: Any) -> ReviewDetail:
-        """What the panes show for ``item``: its text, cited turns and, for corrections, the old text."""
-        shown = self._review.show(self._item_id(item), self.user_id) if hasattr(self._review, "show") else item
-        shown = shown or item
-        text = text_of(shown)
-        numbers = as_int_list(field_of(shown, "source_turns", default=[]))
-        turns, missing = self.turns(numbers, _user_of(shown, self.user_id))
-        old_text = str(field_of(shown, "old_text", "existing_text", "supersedes_text", default="") or "")
+        """What the panes show for ``item``; ``show`` also records the bytes shown (hash check)."""
+        shown = self.review.show(self.user_id, self._item_id(item))
+        current = shown.item
+        numbers = [t.number for t in shown.evidence]
+        turns, missing = self.turns(numbers, self.user_id)
+        fields = dict(current.fields)
         left = right = None
-        if str(field_of(shown, "kind", default="")) == "contradiction":
-            left = self._statement(field_of(shown, "existing", "left", default=None), "Knowledge")
-            right = self._statement(field_of(shown, "proposed", "right", default=None), "this conversation")
-            if left is None:
-                left = Statement(old_text or "(the known statement could not be found)", "Knowledge")
-            if right is None:
-                right = Statement(text, "this conversation", _date_of(field_of(shown, "staged_at", default="")),
-                                  tuple(numbers))
+        if current.kind == "contradiction":
+            existing = self.engine.store.find(str(fields.get("existing_id") or ""), self.user_id, areas=("knowledge",)) \
+                if fields.get("existing_id") else None
+            left = Statement(
+                text=str(fields.get("existing_text") or (existing.body.strip() if existing else "")),
+                origin=f"Knowledge: {fields.get('existing_title') or (existing.title if existing else '')}".strip(),
+                date=str((existing.get("approved_at") or existing.get("created_at")) if existing else ""),
+                turns=tuple(existing.source_turns) if existing else (),
+            )
+            right = Statement(
+                text=str(fields.get("proposed_text") or current.text),
+                origin=f"proposed by {current.origin or 'a reflection'}",
+                date=current.staged_at,
+                turns=tuple(current.source_turns),
+            )
+        proposed = shown.new_text if current.kind == "correction" and shown.new_text else current.text
         return ReviewDetail(
-            item_id=self._item_id(item),
-            claim=text,
-            proposed_text=text,
-            old_text=old_text,
-            shown_hash=str(field_of(shown, "content_hash", "shown_hash", "hash", default="") or ""),
-            quote=str(field_of(shown, "evidence", "evidence_quote", "quote", default="") or ""),
+            item_id=current.doc_id,
+            claim=current.text,
+            proposed_text=proposed,
+            old_text=shown.old_text if current.kind == "correction" else "",
+            shown_hash=current.content_hash,
+            quote=str(fields.get("evidence") or ""),
             turns=turns,
             missing_turns=missing,
             left=left,
             right=right,
+            extra={"flagged": current.flagged, "invisible": list(shown.invisible), "fields": fields},
         )
 
     def turns(self, numbers: Sequence[int], user_id: str) -> tuple[list[Any], list[int]]:
         """The indexed turns with these numbers, and the numbers not found."""
         found, missing = [], []
-        index = getattr(self.engine, "index", None)
         for number in numbers:
-            turn = index.get_turn(user_id, number) if index is not None else None
+            turn = self.engine.index.get_turn(user_id, number)
             (found.append(turn) if turn is not None else missing.append(number))
         return found, missing
 
     def conversation_around(self, item: Any, number: int) -> list[Any]:
         """The turns of the same conversation around turn ``number``."""
-        user_id = _user_of(item, self.user_id) if item is not None else self.user_id
         index = self.engine.index
-        center = index.get_turn(user_id, number)
-        turns = index.turns(user_id, after=max(0, number - CONTEXT_RADIUS - 1), limit=2 * CONTEXT_RADIUS + 1)
+        center = index.get_turn(self.user_id, number)
+        turns = index.turns(self.user_id, after=max(0, number - CONTEXT_RADIUS - 1), limit=2 * CONTEXT_RADIUS + 1)
         if center is None:
             return list(turns)
         return [t for t in turns if t.conversation == center.conversation and t.file == center.file]
 
-    def _statement(self, value: Any, origin: str) -> Statement | None:
-        if value is None:
-            return None
-        if isinstance(value, str):
-            return Statement(value, origin)
-        return Statement(
-            text=text_of(value),
-            origin=str(field_of(value, "origin", "source", "source_file", "title", default=origin) or origin),
-            date=_date_of(field_of(value, "date", "created_at", "timestamp", default="")),
-            turns=tuple(as_int_list(field_of(value, "source_turns", "turns", default=[]))),
-        )
-
     @staticmethod
     def _item_id(item: Any) -> str:
-        return str(field_of(item, "id", "item_id", "doc_id", default=""))
+        return str(field_of(item, "doc_id", "id", "item_id", default=""))
 
     # ---- Actions
 
-    def approve(self, item: Any, edited_text: str | None, shown_hash: str) -> Any:
-        """Approve ``item`` (with the person's edit when given), hash-checked by the engine."""
-        return self._review.approve(self._item_id(item), self.user_id, edited_text=edited_text,
-                                    expected_hash=shown_hash or None)
+    def approve(self, item: Any, edited_text: str | None, shown_hash: str, accept_flags: bool = False) -> Any:
+        """Approve ``item`` as shown (``shown_hash``), with the person's edit when given."""
+        if not shown_hash:
+            shown_hash = self.review.show(self.user_id, self._item_id(item)).item.content_hash
+        return self.review.approve(self.user_id, self._item_id(item), shown_hash, text=edited_text,
+                                   accept_flags=accept_flags)
 
     def discard(self, item: Any, reason: str) -> Any:
-        return self._review.discard(self._item_id(item), self.user_id, reason=reason)
+        return self.review.discard(self.user_id, self._item_id(item), reason)
 
     def undo(self) -> Any:
-        return self._review.undo(self.user_id)
+        results = self.review.undo(self.user_id)
+        return results[0] if results else None
 
-    def resolve(self, item: Any, choice: str, note: str) -> Any:
-        return self._review.resolve(self._item_id(item), self.user_id, choice=choice, note=note)
+    def resolve(self, item: Any, choice: str, note: str, shown_hash: str = "") -> Any:
+        if not shown_hash:
+            shown_hash = self.review.show(self.user_id, self._item_id(item)).item.content_hash
+        return self.review.resolve(self.user_id, self._item_id(item), choice, shown_hash, note=note)
 
 
 # ---- Knowledge
@@ -306,24 +340,36 @@ class KnowledgeService:
 # ---- Reflections (context summaries)
 
 
+def summary_store(engine: Any) -> Any:
+    """The engine's summary store, or one wired here over the engine's store, index and bus."""
+    existing = getattr(engine, "summaries", None)
+    if existing is not None:
+        return existing
+    from curator.reflection.summaries import SummaryStore
+
+    return SummaryStore(engine.store, engine.clock, _EngineDocumentIndex(engine), engine.bus)
+
+
 class SummariesService:
-    """Context summaries of one user, over ``engine.summaries``."""
+    """Context summaries of one user, over ``curator.reflection.summaries.SummaryStore``."""
 
     def __init__(self, engine: Any, user_id: str = "default") -> None:
         self.engine = engine
         self.user_id = user_id
+        self.store = summary_store(engine)
 
     def list(self, include_deleted: bool) -> list[Any]:
-        return list(self.engine.summaries.list(self.user_id, include_deleted=include_deleted))
+        """Summaries oldest first (the timeline's order)."""
+        return list(self.store.list(self.user_id, include_deleted=include_deleted))
 
     def edit(self, summary: Any, text: str) -> Any:
-        return self.engine.summaries.edit(self._id(summary), self.user_id, text)
+        return self.store.edit(self.user_id, self._id(summary), summary=text)
 
     def delete(self, summary: Any) -> Any:
-        return self.engine.summaries.delete(self._id(summary), self.user_id)
+        return self.store.delete(self.user_id, self._id(summary))
 
     def restore(self, summary: Any) -> Any:
-        return self.engine.summaries.restore(self._id(summary), self.user_id)
+        return self.store.restore(self.user_id, self._id(summary))
 
     def reflect_now(self, prompt: str) -> Any:
         """Ask the engine for a context summary now (manual priority); returns the job."""
@@ -355,16 +401,42 @@ class StatusService:
         self.user_id = user_id
 
     def snapshot(self) -> StatusSnapshot:
-        sources = list(self.engine.sources_status()) if hasattr(self.engine, "sources_status") else []
+        status = self.engine.status() if hasattr(self.engine, "status") else {}
+        sources = list(status.get("sources", []))
         triggers = ""
         trig = getattr(self.engine, "triggers", None)
         if trig is not None and hasattr(trig, "status"):
-            status = trig.status(self.user_id)
-            triggers = status.text() if hasattr(status, "text") else str(status)
-        model = str(self.engine.model_status()) if hasattr(self.engine, "model_status") else ""
-        jobs_queue = getattr(self.engine, "jobs", None)
-        jobs = list(jobs_queue.list())[-50:] if jobs_queue is not None and hasattr(jobs_queue, "list") else []
-        return StatusSnapshot(sources, triggers, model, jobs)
+            trigger_status = trig.status(self.user_id)
+            triggers = trigger_status.text() if hasattr(trigger_status, "text") else str(trigger_status)
+            recent = getattr(trig, "recent_decisions", None)
+            if callable(recent):
+                lines = [d.text() if hasattr(d, "text") else str(d) for d in list(recent(self.user_id))[-8:]]
+                if lines:
+                    triggers += "\n\nRecent decisions:\n" + "\n".join(lines)
+        jobs: list[Any] = []
+        queue = getattr(trig, "queue", None) if trig is not None else None
+        if queue is not None and hasattr(queue, "list"):
+            jobs = list(queue.list())[-50:]
+            pending = [j for j in jobs if getattr(j, "pending", False)]
+            if pending:
+                triggers += "\n\nQueued jobs: " + ", ".join(f"{j.kind} ({j.status})" for j in pending)
+        return StatusSnapshot(sources, triggers, self._model_text(), jobs)
+
+    def _model_text(self) -> str:
+        runtime = getattr(self.engine, "runtime", None) or getattr(self.engine, "model", None)
+        status_fn = getattr(runtime, "status", None)
+        if not callable(status_fn):
+            return ""
+        status = status_fn()
+        name = getattr(status, "model_name", "") or str(getattr(status, "model_path", "") or "")
+        state = getattr(status, "state", "")
+        extra = f" — {status.error}" if getattr(status, "error", "") else ""
+        return f"{name or 'default model'} — {state}{extra}"
 
     def cancel(self, job_id: str) -> Any:
-        return self.engine.cancel_job(job_id)
+        """Cancel a running or queued reflection by its job id."""
+        for owner in (self.engine, getattr(self.engine, "reflection", None), getattr(self.engine, "runtime", None)):
+            cancel = getattr(owner, "cancel_job", None) or getattr(owner, "cancel", None)
+            if callable(cancel):
+                return cancel(job_id)
+        raise RuntimeError("this engine cannot cancel jobs")

@@ -31,7 +31,7 @@ from ui.models.records import Column, ItemRole, RecordTableModel
 from ui.services import ReviewDetail, ReviewService, Statement
 from ui.workers import OpRunner
 
-KEEP_LEFT, KEEP_RIGHT, KEEP_BOTH, KEEP_NEITHER = "keep_existing", "keep_new", "keep_both", "keep_neither"
+KEEP_LEFT, KEEP_RIGHT, KEEP_BOTH, KEEP_NEITHER = "keep_a", "keep_b", "keep_both", "keep_neither"
 
 
 class StatementCard(QFrame):
@@ -115,7 +115,13 @@ class ContradictionView(QWidget):
 
 
 class ContradictionsPane(QWidget):
-    """Every open contradiction in a list, the selected one side by side below."""
+    """Every open contradiction in a list, the selected one side by side below.
+
+    Signals: ``contradictions_loaded(count)``, ``pair_shown()`` (GUI thread).
+    """
+
+    contradictions_loaded = Signal(int)
+    pair_shown = Signal()
 
     def __init__(self, runner: OpRunner, interaction: Interaction, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -180,10 +186,12 @@ class ContradictionsPane(QWidget):
         else:
             self.view.show_pair(None, None)
             self.view.setEnabled(False)
+        self.contradictions_loaded.emit(len(items))
 
     def _on_detail_loaded(self, detail: ReviewDetail) -> None:
         self.view.setEnabled(True)
         self.view.show_pair(detail.left, detail.right)
+        self.pair_shown.emit()
 
     # ---- Controllers
 

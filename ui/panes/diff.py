@@ -104,8 +104,9 @@ class DiffView(QWidget):
 
     def repaint_diff(self) -> None:
         """Recompute and paint the differences now."""
-        hunks = word_diff(self.old_edit.toPlainText(), self.new_edit.toPlainText())
-        old_spans, new_spans = side_spans(hunks)
+        old_text = self.old_edit.toPlainText()
+        hunks = word_diff(old_text, self.new_edit.toPlainText())
+        old_spans, new_spans = side_spans(hunks) if old_text else ([], [])
         self.old_edit.setExtraSelections(_selections(self.old_edit, old_spans))
         self.new_edit.setExtraSelections(_selections(self.new_edit, new_spans))
         changed = sum(1 for h in hunks if h.op != "equal")

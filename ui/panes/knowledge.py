@@ -139,7 +139,14 @@ class DocumentEditor(QWidget):
 
 
 class KnowledgePane(QWidget):
-    """Search, filters, results, the open document, its history and the trash."""
+    """Search, filters, results, the open document, its history and the trash.
+
+    Signals (GUI thread): ``results_shown(count)``, ``document_shown(doc_id)``, ``trash_loaded(count)``.
+    """
+
+    results_shown = Signal(int)
+    document_shown = Signal(str)
+    trash_loaded = Signal(int)
 
     def __init__(self, runner: OpRunner, interaction: Interaction, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -185,7 +192,9 @@ class KnowledgePane(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().hide()
         self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.setColumnWidth(0, 260)
+        self.table.setWordWrap(False)
+        for column, width in enumerate((240, 80, 60, 60, 130)):
+            self.table.setColumnWidth(column, width)
         self.count_label = QLabel("")
         self.count_label.setProperty("role", "meta")
 
@@ -286,7 +295,7 @@ class KnowledgePane(QWidget):
         if self._service is None:
             return
         service = self._service
-        self._runner.submit("load trash", service.list_trash, self.trash.set_records, latest_only="trash")
+        self._runner.submit("load trash", service.list_trash, self._on_trash_loaded, latest_only="trash")
 
     def open_document(self, doc_id: str) -> None:
         """Load and show the document with this id."""
@@ -304,6 +313,11 @@ class KnowledgePane(QWidget):
     def _on_search_done(self, hits: list[Any]) -> None:
         self.results.set_records(hits)
         self.count_label.setText(f"{len(hits)} result{'s' if len(hits) != 1 else ''}")
+        self.results_shown.emit(len(hits))
+
+    def _on_trash_loaded(self, entries: list[Any]) -> None:
+        self.trash.set_records(entries)
+        self.trash_loaded.emit(len(entries))
 
     def _on_document_loaded(self, loaded: tuple[Document | None, list[Any]]) -> None:
         doc, history = loaded
@@ -312,6 +326,7 @@ class KnowledgePane(QWidget):
         self.history.set_records(history)
         self.history_text.clear()
         self.side_tabs.setCurrentWidget(self.editor)
+        self.document_shown.emit(doc.id if doc is not None else "")
 
     def _on_turn_loaded(self, text: str) -> None:
         self._doc = None

@@ -41,6 +41,10 @@ def _prompt_of(summary: Any) -> str:
     return str(field(summary, "prompt", default="") or "")
 
 
+def _summary_text(summary: Any) -> str:
+    return str(field(summary, "summary", default="") or text_of(summary))
+
+
 def _when(summary: Any) -> str:
     return str(field(summary, "created_at", "timestamp", default="") or "")
 
@@ -48,8 +52,8 @@ def _when(summary: Any) -> str:
 def timeline_columns() -> list[Column[Any]]:
     return [
         Column("When", _when, foreground=lambda s: QColor("gray") if _is_deleted(s) else None),
-        Column("Summary", lambda s: ("[deleted] " if _is_deleted(s) else "") + text_of(s).replace("\n", " ")[:140],
-               tooltip=text_of, foreground=lambda s: QColor("gray") if _is_deleted(s) else None),
+        Column("Summary", lambda s: ("[deleted] " if _is_deleted(s) else "") + _summary_text(s).replace("\n", " ")[:140],
+               tooltip=_summary_text, foreground=lambda s: QColor("gray") if _is_deleted(s) else None),
         Column("Prompt", lambda s: _prompt_of(s)[:80], tooltip=_prompt_of),
     ]
 
@@ -58,6 +62,7 @@ class ReflectionsPane(QWidget):
     """The timeline. Signals: ``reflection_requested(job)`` after "Reflect now" was accepted."""
 
     reflection_requested = Signal(object)
+    summaries_loaded = Signal(int)
 
     def __init__(self, runner: OpRunner, interaction: Interaction, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -162,6 +167,7 @@ class ReflectionsPane(QWidget):
             self.table.selectRow(row)
         else:
             self._show(None)
+        self.summaries_loaded.emit(len(items))
 
     # ---- Controllers
 
@@ -220,4 +226,4 @@ class ReflectionsPane(QWidget):
             self.editor.clear()
             return
         self.prompt_label.setText(f"Prompt: {_prompt_of(summary) or '(default)'} · {_when(summary)}")
-        self.editor.setPlainText(text_of(summary))
+        self.editor.setPlainText(_summary_text(summary))

@@ -95,9 +95,14 @@ class ItemCard(QWidget):
 
 
 class ReviewPane(QWidget):
-    """The review queue. Signals: ``queue_changed(count)`` after each reload (GUI thread)."""
+    """The review queue.
+
+    Signals (GUI thread): ``queue_changed(count)`` after each reload, ``detail_shown(item_id)``
+    once an item's detail (text, diff, evidence) is on screen.
+    """
 
     queue_changed = Signal(int)
+    detail_shown = Signal(str)
 
     def __init__(self, runner: OpRunner, interaction: Interaction, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -275,18 +280,28 @@ class ReviewPane(QWidget):
             if entry.kind == "contradiction":
                 self._interaction.inform("Contradiction", "Resolve a contradiction with the buttons below it.")
                 return
-            edited = self.diff.new_text() if self._detail and self._detail.item_id == entry.item_id else None
-            if edited is not None and self._detail is not None and edited == self._detail.proposed_text:
+            accept_flags = False
+            if entry.flags:
+                accept_flags = self._interaction.confirm(
+                    "Approve a flagged item",
+                    "This item was flagged:\n\n" + "\n".join(entry.flags) + "\n\nApprove it anyway, exactly as shown?")
+                if not accept_flags:
+                    return
+            detail = self._detail if self._detail and self._detail.item_id == entry.item_id else None
+            edited = self.diff.new_text() if detail is not None else None
+            if edited is not None and detail is not None and edited == detail.proposed_text:
                 edited = None
-            shown_hash = self._detail.shown_hash if self._detail else ""
+            shown_hash = detail.shown_hash if detail is not None else ""
             self._runner.submit(
-                "approve", lambda: service.approve(entry.item, edited, shown_hash),
+                "approve", lambda: service.approve(entry.item, edited, shown_hash, accept_flags),
                 self._on_action_done, self._on_action_failed,
             )
             return
-        if not self._interaction.confirm("Approve", f"Approve {len(entries)} items as shown?"):
+        items = [e.item for e in entries if e.kind != "contradiction" and not e.flags]
+        skipped = len(entries) - len(items)
+        note = f"\n({skipped} flagged item(s) or contradiction(s) are skipped; decide those one by one.)" if skipped else ""
+        if not items or not self._interaction.confirm("Approve", f"Approve {len(items)} items as shown?{note}"):
             return
-        items = [e.item for e in entries if e.kind != "contradiction"]
         self._runner.submit(
             "approve all", lambda: [service.approve(i, None, "") for i in items],
             self._on_action_done, self._on_action_failed,
@@ -363,6 +378,7 @@ class ReviewPane(QWidget):
             self.diff.set_texts(detail.old_text, detail.proposed_text,
                                 new_title="Proposed (editable)" if not detail.old_text else "Proposed correction (editable)")
         self.evidence.show_evidence(detail.claim, detail.turns, detail.quote, detail.missing_turns)
+        self.detail_shown.emit(detail.item_id)
 
     def _flat_position(self, entry: QueueEntry | None) -> int:
         if entry is None:
@@ -373,7 +389,10 @@ class ReviewPane(QWidget):
         return 0
 
     def _update_enabled(self) -> None:
-        has = bool(self.selected_entries()) and self._service is not None
-        for button in (self.approve_button, self.edit_button, self.discard_button):
-            button.setEnabled(has)
+        selected = self.selected_entries()
+        has = bool(selected) and self._service is not None
+        only_contradictions = has and all(e.kind == "contradiction" for e in selected)
+        self.approve_button.setEnabled(has and not only_contradictions)
+        self.edit_button.setEnabled(has and not only_contradictions and len(selected) == 1)
+        self.discard_button.setEnabled(has)
         self.undo_button.setEnabled(self._service is not None)

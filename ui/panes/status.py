@@ -55,12 +55,21 @@ def describe_event(kind: str, data: dict[str, Any]) -> list[ActivityEntry]:
     if kind.startswith(QUIET_KINDS):
         return []
     level = "error" if ("error" in kind or "failed" in kind) else "info"
-    skip = {"rejections", "text", "token", "turns", "items", "staged_files"}
+    for key in ("message", "reason", "text", "summary"):
+        if isinstance(data.get(key), str) and data[key] and kind != "model.token":
+            who = f"[{data['user_id']}] " if data.get("user_id") else ""
+            head = [ActivityEntry(now, kind, who + data[key], level)]
+            return head + _rejections(now, data)
+    skip = {"rejections", "text", "token", "turns", "items", "staged_files", "timestamp", "at", "ts"}
     parts = [f"{k}={v}" for k, v in data.items() if k not in skip and not isinstance(v, (list, dict))]
     for key in ("staged_files", "items"):
         if isinstance(data.get(key), list):
             parts.append(f"{len(data[key])} {key.replace('_', ' ')}")
-    out = [ActivityEntry(now, kind, ", ".join(parts) or "—", level)]
+    return [ActivityEntry(now, kind, ", ".join(parts) or "—", level), *_rejections(now, data)]
+
+
+def _rejections(now: float, data: dict[str, Any]) -> list[ActivityEntry]:
+    out: list[ActivityEntry] = []
     rejections = data.get("rejections")
     if rejections is None and isinstance(data.get("quality_gate_results"), dict):
         rejections = data["quality_gate_results"].get("rejections")
