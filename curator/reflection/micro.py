@@ -247,7 +247,10 @@ class MicroReflector:
             item.gates.append("evidence")
             subject_id = ""
             if fact.subject == "author":
-                subject_id = name_to_id.get(fact.subject_name.casefold(), "") or single_author or ""
+                # An unnamed author falls back to the only author (seed 003); a name that is not an
+                # author of the excerpt never does - that would pin someone else's fact on them.
+                name = fact.subject_name.strip().casefold()
+                subject_id = name_to_id.get(name, "") if name else (single_author or "")
                 if not subject_id:
                     result.rejections.append(Rejection(item.label(), "subject",
                                                        f"author {short(fact.subject_name, 30)!r} is not in the excerpt"))
@@ -262,6 +265,8 @@ class MicroReflector:
                 result.rejections.append(rejection)
                 continue
             target = self._superseded(fact.supersedes, existing)
+            if target is None and fact.supersedes.strip():
+                target = self._superseded(fact.supersedes, self.knowledge.search(user_id, fact.supersedes, limit=5))
             if target is not None:
                 item.kind, item.section, item.category = "correction", "facts", "Corrections"
                 item.title = f"Correction: {short(fact.fact, 60)}"
