@@ -60,6 +60,7 @@ class PromptTemplate:
     placeholders: tuple[str, ...] = ()
     trim: tuple[TrimRule, ...] = ()
     output_schema: dict[str, Any] | None = None
+    repeat_penalty: float = 1.0
     description: str = ""
     source: Path | None = None
     overridden: bool = False
@@ -114,6 +115,7 @@ class PromptTemplate:
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
             "schema": self.output_schema,
+            "repeat_penalty": self.repeat_penalty,
         }
         fields.update(overrides)
         return ModelRequest(**fields)
@@ -173,6 +175,10 @@ def parse_prompt(text: str, source: Path | None = None) -> PromptTemplate:
     if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or not 1 <= max_tokens <= 32768:
         raise PromptError(f"{where}: 'max_tokens' must be an integer from 1 to 32768")
 
+    repeat_penalty = meta.get("repeat_penalty", 1.0)
+    if not isinstance(repeat_penalty, int | float) or isinstance(repeat_penalty, bool) or not 1 <= repeat_penalty <= 2:
+        raise PromptError(f"{where}: 'repeat_penalty' must be a number from 1 to 2")
+
     placeholders = meta.get("placeholders", [])
     if not isinstance(placeholders, list) or not all(isinstance(p, str) for p in placeholders):
         raise PromptError(f"{where}: 'placeholders' must be a list of names")
@@ -215,6 +221,7 @@ def parse_prompt(text: str, source: Path | None = None) -> PromptTemplate:
         placeholders=tuple(placeholders),
         trim=tuple(trim),
         output_schema=schema,
+        repeat_penalty=float(repeat_penalty),
         description=str(meta.get("description") or description).strip(),
         source=source,
     )
@@ -299,6 +306,7 @@ def _check_override(override: PromptTemplate, bundled: PromptTemplate) -> Prompt
         placeholders=bundled.placeholders,
         trim=bundled.trim,
         output_schema=bundled.output_schema,
+        repeat_penalty=override.repeat_penalty,
         description=override.description or bundled.description,
         source=override.source,
         overridden=True,

@@ -9,6 +9,7 @@ the file on disk.
 
 from __future__ import annotations
 
+import mmap
 import os
 import struct
 from collections import Counter
@@ -242,40 +243,63 @@ class GGUFInfo:
 
 
 class _Reader:
-    """Little-endian (or big-endian) bounded reads from a binary file."""
+    """Bounded little-endian (or big-endian) reads from a file.
+
+    The file is memory-mapped when possible: a large vocabulary is ~100k strings in the
+    header, and skipping them through ``read``/``seek`` calls is several times slower.
+    """
 
     def __init__(self, handle: BinaryIO, file_size: int, path: Path) -> None:
         self.handle = handle
         self.file_size = file_size
         self.path = path
         self.endian = "<"
+        self.pos = handle.tell()
+        self.view: Any = None
+        try:
+            self.view = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):
+            self.view = None
+
+    def close(self) -> None:
+        if self.view is not None:
+            self.view.close()
 
     def tell(self) -> int:
-        return self.handle.tell()
+        return self.pos
+
+    def _truncated(self, what: str) -> GGUFError:
+        return GGUFError(
+            f"{self.path.name}: truncated GGUF file (ends inside the header while reading "
+            f"{what} at byte {self.pos})"
+        )
 
     def read(self, count: int, what: str) -> bytes:
-        position = self.tell()
-        if position + count > self.file_size:
-            raise GGUFError(
-                f"{self.path.name}: truncated GGUF file (ends inside the header while reading "
-                f"{what} at byte {position})"
-            )
-        data = self.handle.read(count)
+        if self.pos + count > self.file_size:
+            raise self._truncated(what)
+        if self.view is not None:
+            data = self.view[self.pos : self.pos + count]
+        else:
+            self.handle.seek(self.pos)
+            data = self.handle.read(count)
         if len(data) != count:
-            raise GGUFError(f"{self.path.name}: truncated GGUF file (short read of {what})")
-        return data
+            raise self._truncated(what)
+        self.pos += count
+        return bytes(data)
 
     def skip(self, count: int, what: str) -> None:
-        position = self.tell()
-        if position + count > self.file_size:
-            raise GGUFError(
-                f"{self.path.name}: truncated GGUF file (ends inside the header while reading "
-                f"{what} at byte {position})"
-            )
-        self.handle.seek(count, os.SEEK_CUR)
+        if self.pos + count > self.file_size:
+            raise self._truncated(what)
+        self.pos += count
 
     def scalar(self, fmt: str, what: str) -> Any:
         size = struct.calcsize(fmt)
+        if self.view is not None:
+            if self.pos + size > self.file_size:
+                raise self._truncated(what)
+            value = struct.unpack_from(self.endian + fmt, self.view, self.pos)[0]
+            self.pos += size
+            return value
         return struct.unpack(self.endian + fmt, self.read(size, what))[0]
 
     def count(self, wide: bool, what: str) -> int:
@@ -291,6 +315,31 @@ class _Reader:
             self.skip(length, what)
             return None
         return self.read(length, what).decode("utf-8", errors="replace")
+
+    def skip_strings(self, wide: bool, number: int, what: str) -> None:
+        """Skip ``number`` length-prefixed strings (a vocabulary) quickly."""
+        fmt = self.endian + ("Q" if wide else "I")
+        step = 8 if wide else 4
+        view, pos, end = self.view, self.pos, self.file_size
+        if view is None:
+            for _ in range(number):
+                self.string(wide, MAX_STRING_BYTES, what, keep=False)
+            return
+        unpack = struct.Struct(fmt).unpack_from
+        for _ in range(number):
+            if pos + step > end:
+                self.pos = pos
+                raise self._truncated(what)
+            length = unpack(view, pos)[0]
+            if length > MAX_STRING_BYTES:
+                self.pos = pos
+                raise GGUFError(
+                    f"{self.path.name}: implausible GGUF header ({what} claims {length} bytes)"
+                )
+            pos += step + length
+        if pos > end:
+            raise self._truncated(what)
+        self.pos = pos
 
 
 def _read_value(reader: _Reader, value_type: int, wide: bool, key: str, depth: int = 0) -> Any:
@@ -324,8 +373,7 @@ def _read_value(reader: _Reader, value_type: int, wide: bool, key: str, depth: i
             reader.skip(size * length, f"items of {key}")
             return _ArraySummary(item_type, length)
         if item_type == _STRING:
-            for _ in range(length):
-                reader.string(wide, MAX_STRING_BYTES, f"item of {key}", keep=False)
+            reader.skip_strings(wide, length, f"items of {key}")
             return _ArraySummary(item_type, length)
         if item_type == _ARRAY:
             for _ in range(length):
@@ -401,6 +449,14 @@ def _parse(handle: BinaryIO, path: Path, file_size: int, check_size: bool) -> GG
             hint = " (looks like a text/HTML page, perhaps a failed download)"
         raise GGUFError(f"{name}: not a GGUF file (magic {magic!r}){hint}")
     reader = _Reader(handle, file_size, path)
+    try:
+        return _parse_after_magic(reader, path, file_size, check_size)
+    finally:
+        reader.close()
+
+
+def _parse_after_magic(reader: _Reader, path: Path, file_size: int, check_size: bool) -> GGUFInfo:
+    name = path.name
     raw_version = reader.read(4, "version")
     version = struct.unpack("<I", raw_version)[0]
     if version not in SUPPORTED_VERSIONS:

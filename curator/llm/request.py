@@ -75,6 +75,7 @@ class ModelRequest:
             validated again); None for free text.
         timeout_seconds: Wall-clock limit for this job; the runtime's default when None.
         seed: Sampling seed, for repeatable runs.
+        repeat_penalty: Penalty on repeated tokens; small models loop without it.
         min_output_tokens: The least room for output the budget may leave when the fixed
             part is long; below this the job fails instead of running.
     """
@@ -87,6 +88,7 @@ class ModelRequest:
     schema: dict[str, Any] | None = None
     timeout_seconds: float | None = None
     seed: int | None = None
+    repeat_penalty: float = 1.0
     min_output_tokens: int = 64
 
     @classmethod

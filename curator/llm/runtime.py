@@ -88,6 +88,7 @@ class Backend(Protocol):
         max_tokens: int,
         schema: dict[str, Any] | None,
         seed: int | None,
+        repeat_penalty: float = 1.0,
     ) -> Iterator[tuple[str, str | None]]:
         """Yield (text piece, finish_reason or None), one piece per generated token."""
         ...
@@ -133,7 +134,9 @@ class LlamaBackend:
         key = json.dumps(schema, sort_keys=True)
         grammar = self._grammars.get(key)
         if grammar is None:
-            grammar = self._llama_cpp.LlamaGrammar.from_json_schema(key, verbose=False)
+            # The grammar follows the schema's property order, so build it from the schema
+            # as written (the sorted dump is only the cache key).
+            grammar = self._llama_cpp.LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
             self._grammars[key] = grammar
         return grammar
 
@@ -145,11 +148,13 @@ class LlamaBackend:
         max_tokens: int,
         schema: dict[str, Any] | None,
         seed: int | None,
+        repeat_penalty: float = 1.0,
     ) -> Iterator[tuple[str, str | None]]:
         kwargs: dict[str, Any] = {
             "messages": messages,
             "temperature": temperature,
             "max_tokens": max_tokens,
+            "repeat_penalty": repeat_penalty,
             "stream": True,
         }
         if seed is not None:
@@ -721,6 +726,7 @@ class ModelRuntime:
                 max_tokens=plan.max_tokens,
                 schema=request.schema,
                 seed=request.seed,
+                repeat_penalty=request.repeat_penalty,
             )
             with contextlib.closing(stream):  # type: ignore[type-var]
                 for piece, finish in stream:

@@ -91,10 +91,18 @@ class ScriptedBackend:
         max_tokens: int,
         schema: dict[str, Any] | None,
         seed: int | None,
+        repeat_penalty: float = 1.0,
     ) -> Iterator[tuple[str, str | None]]:
         self.thread_ids.add(threading.get_ident())
         self.calls.append(
-            {"messages": messages, "temperature": temperature, "max_tokens": max_tokens, "schema": schema, "seed": seed}
+            {
+                "messages": messages,
+                "temperature": temperature,
+                "max_tokens": max_tokens,
+                "schema": schema,
+                "seed": seed,
+                "repeat_penalty": repeat_penalty,
+            }
         )
         if not self._answers:
             raise ScriptError("the scripted model has no answer left")
