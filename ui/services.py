@@ -371,9 +371,18 @@ class SummariesService:
     def restore(self, summary: Any) -> Any:
         return self.store.restore(self.user_id, self._id(summary))
 
-    def reflect_now(self, prompt: str) -> Any:
-        """Ask the engine for a context summary now (manual priority); returns the job."""
-        return self.engine.reflect_now(self.user_id, kind="summary", prompt=prompt or None)
+    def reflect_now(self, prompt: str, kind: str = "summary") -> Any:
+        """Ask for a reflection now (manual priority, before triggered jobs); returns the job.
+
+        Uses ``engine.reflect_now`` when the engine has it, else the trigger engine's manual
+        request (the job queue the reflection worker consumes).
+        """
+        direct = getattr(self.engine, "reflect_now", None)
+        if callable(direct):
+            return direct(self.user_id, kind=kind, prompt=prompt or None)
+        if self.engine.triggers is None:
+            raise RuntimeError("this vault has no trigger engine to queue a reflection")
+        return self.engine.triggers.request(kind, self.user_id, prompt=prompt or None)
 
     @staticmethod
     def _id(summary: Any) -> str:
@@ -435,6 +444,10 @@ class StatusService:
 
     def cancel(self, job_id: str) -> Any:
         """Cancel a running or queued reflection by its job id."""
+        trig = getattr(self.engine, "triggers", None)
+        queue = getattr(trig, "queue", None) if trig is not None else None
+        if job_id.startswith("job-") and queue is not None and not hasattr(self.engine, "cancel_job"):
+            return queue.cancel(job_id, reason="cancelled in the window")
         for owner in (self.engine, getattr(self.engine, "reflection", None), getattr(self.engine, "runtime", None)):
             cancel = getattr(owner, "cancel_job", None) or getattr(owner, "cancel", None)
             if callable(cancel):

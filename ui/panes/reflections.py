@@ -14,6 +14,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
+    QComboBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -73,11 +74,17 @@ class ReflectionsPane(QWidget):
         self.custom_prompt = QLineEdit()
         self.custom_prompt.setObjectName("custom_prompt")
         self.custom_prompt.setPlaceholderText("Optional custom prompt, e.g. “Summarise only the travel plans”")
+        self.reflect_kind = QComboBox()
+        self.reflect_kind.setObjectName("reflect_kind")
+        for label, kind in (("Context summary", "summary"), ("Batch reflection", "batch"),
+                            ("Micro-reflection", "micro"), ("Consolidation cycle", "cycle")):
+            self.reflect_kind.addItem(label, kind)
         self.reflect_button = QPushButton(icon("reflect"), "Reflect now")
         self.reflect_button.setProperty("role", "primary")
         self.show_deleted = QCheckBox("Show deleted")
         top = QHBoxLayout()
         top.addWidget(self.custom_prompt, 1)
+        top.addWidget(self.reflect_kind)
         top.addWidget(self.reflect_button)
         top.addWidget(self.show_deleted)
 
@@ -178,7 +185,8 @@ class ReflectionsPane(QWidget):
         if self._service is None:
             return
         service, prompt = self._service, self.custom_prompt.text().strip()
-        self._runner.submit("reflect now", lambda: service.reflect_now(prompt), self._on_reflection_queued,
+        kind = str(self.reflect_kind.currentData())
+        self._runner.submit("reflect now", lambda: service.reflect_now(prompt, kind), self._on_reflection_queued,
                             lambda e: self._interaction.inform("Reflect now", f"Could not start: {e}"))
 
     def _on_reflection_queued(self, job: Any) -> None:
