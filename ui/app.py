@@ -9,22 +9,25 @@ progress shows in the status pane.
 
 from __future__ import annotations
 
-import argparse
-import logging
-import os
-import sys
 import time
-from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import Any
 
-from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication
+_STARTED = time.monotonic()  # before the Qt imports: start-up time is measured from here
 
-from ui.bridge import MainThreadPoster
-from ui.main_window import MainWindow
-from ui.resources import app_icon, stylesheet
-from ui.single_instance import InstanceServer, ask_running_instance
+import argparse  # noqa: E402
+import logging  # noqa: E402
+import os  # noqa: E402
+import sys  # noqa: E402
+from collections.abc import Callable, Sequence  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+from PySide6.QtCore import QTimer  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from ui.bridge import MainThreadPoster  # noqa: E402
+from ui.main_window import MainWindow  # noqa: E402
+from ui.resources import app_icon, stylesheet  # noqa: E402
+from ui.single_instance import InstanceServer, ask_running_instance  # noqa: E402
 
 log = logging.getLogger("memory_curator")
 APP_ID = "io.github.memorycurator.MemoryCurator"
@@ -147,7 +150,7 @@ class Startup:
 
     def _on_engine_open(self, engine: Any) -> None:
         self.window.attach_engine(engine)
-        log.info("vault open %.2f s after start", time.monotonic() - self.started_at)
+        print(f"vault open {time.monotonic() - _STARTED:.2f} s after start", flush=True)
         tabs = {"review": 0, "contradictions": 1, "reflections": 2, "knowledge": 3, "status": 4}
         if self.args.tab in tabs:
             self.window.tabs.setCurrentIndex(tabs[self.args.tab])
@@ -184,6 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     window = MainWindow(MainThreadPoster(), state_file=state_file())
     server.activation_requested.connect(window.bring_to_front)
     window.show()
+    QTimer.singleShot(0, lambda: print(f"window shown {time.monotonic() - _STARTED:.2f} s after start", flush=True))
     startup = Startup(app, window, args, vault)
     QTimer.singleShot(0, startup.begin)
     if args.quit_after > 0:

@@ -366,6 +366,8 @@ class ReviewPane(QWidget):
         self.card.show_entry(entry, detail)
         if entry is None or detail is None:
             self.diff.clear()
+            self.diff.old_edit.hide()
+            self.diff.old_title.hide()
             self.evidence.clear()
             return
         if entry.kind == "contradiction":
