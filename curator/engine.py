@@ -277,7 +277,7 @@ class Engine:
         fresh = Index(target)
         try:
             rebuild = Ingestor(fresh, self.ledger, EventBus(), self.clock, exclude=(self.paths.root,))
-            rebuild.replay_ledgers()
+            rebuild.replay_ledgers(logging.INFO)
             sync_documents(fresh, self.store)
             for source in self.settings.sources:
                 if source.enabled:

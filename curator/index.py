@@ -191,6 +191,7 @@ class Index:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._write_lock = threading.RLock()
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []

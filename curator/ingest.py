@@ -177,14 +177,19 @@ class Ingestor:
 
     # ---- Recovery
 
-    def replay_ledgers(self) -> int:
-        """Apply ledger records the index has not seen (after a crash); returns how many."""
+    def replay_ledgers(self, level: int = logging.WARNING) -> int:
+        """Apply ledger records the index has not seen; returns how many.
+
+        Args:
+            level: log level of the note (a live index behind its ledger means a crash was
+                repaired: a warning; a rebuild replays everything by design: info).
+        """
         applied = 0
         with self._lock:
             for user_id in self.ledger.users():
                 pending = list(self.ledger.read(user_id, self.index.ledger_seq(user_id)))
                 if pending:
-                    log.warning("index is behind the turn ledger of %s by %d records; replaying", user_id, len(pending))
+                    log.log(level, "index is behind the turn ledger of %s by %d records; replaying", user_id, len(pending))
                     self.index.apply_records(user_id, pending)
                     applied += len(pending)
         return applied

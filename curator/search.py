@@ -18,6 +18,7 @@ from curator.textproc import STOP_WORDS, tokenize
 log = logging.getLogger(__name__)
 
 MAX_QUERY_TERMS = 32
+RANK_CAP = 1500  # most rows BM25 ranks per query (see plan_query)
 
 
 @dataclass(frozen=True)
@@ -70,20 +71,57 @@ class SearchHit:
         return asdict(self)
 
 
-def match_expression(query: str) -> str | None:
-    """An FTS5 MATCH expression for a natural-language query (stop words dropped, OR-ed terms).
-
-    Returns None when the query holds no words at all.
-    """
+def query_terms(query: str) -> list[str]:
+    """The distinct words of a query that count: stop words dropped (unless nothing else is left)."""
     tokens = tokenize(query)
     words = [t for t in tokens if t not in STOP_WORDS] or tokens
     unique: list[str] = []
     for word in words:
         if word not in unique:
             unique.append(word)
-    if not unique:
-        return None
-    return " OR ".join('"' + w.replace('"', '""') + '"' for w in unique[:MAX_QUERY_TERMS])
+    return unique[:MAX_QUERY_TERMS]
+
+
+def _or_expression(terms: list[str]) -> str:
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+
+
+def match_expression(query: str) -> str | None:
+    """An FTS5 MATCH expression for a natural-language query (stop words dropped, OR-ed terms).
+
+    Returns None when the query holds no words at all.
+    """
+    terms = query_terms(query)
+    return _or_expression(terms) if terms else None
+
+
+def _capped_count(conn: Any, expression: str, cap: int) -> int:
+    row = conn.execute(
+        "SELECT count(*) FROM (SELECT rowid FROM items_fts WHERE items_fts MATCH ? LIMIT ?)", (expression, cap + 1)
+    ).fetchone()
+    return int(row[0])
+
+
+def plan_query(conn: Any, terms: list[str], cap: int = RANK_CAP) -> tuple[str, int | None]:
+    """(MATCH expression, lowest rowid to rank or None) keeping ranking work under ``cap`` rows.
+
+    BM25 costs a few microseconds per matching row, so ranking every match of a word found
+    in most of 100k turns takes hundreds of milliseconds. When the query matches more than
+    ``cap`` items: words that match at most ``cap`` items each ("rare" ones, which dominate
+    BM25 through their IDF) are ranked over the whole index, and the common words are left
+    out; when every word is common, only the newest ``cap`` matches are ranked.
+    """
+    expression = _or_expression(terms)
+    if _capped_count(conn, expression, cap) <= cap:
+        return expression, None
+    rare = [t for t in terms if _capped_count(conn, _or_expression([t]), cap) <= cap]
+    if rare:
+        return _or_expression(rare), None
+    row = conn.execute(
+        "SELECT rowid FROM items_fts WHERE items_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+        (expression, cap - 1),
+    ).fetchone()
+    return expression, (int(row[0]) if row else None)
 
 
 def search(index: Index, query: str, filters: SearchFilters | None = None, limit: int = 10) -> list[SearchHit]:
@@ -99,12 +137,17 @@ def search(index: Index, query: str, filters: SearchFilters | None = None, limit
         Hits, best first. Staged and soft-deleted documents and edited/removed turns are never
         among them.
     """
-    expression = match_expression(query)
-    if expression is None or limit <= 0:
+    terms = query_terms(query)
+    if not terms or limit <= 0:
         return []
+    conn = index.reader()
+    expression, lowest_rowid = plan_query(conn, terms)
     filters = filters or SearchFilters()
     where = ["items_fts MATCH ?", "i.searchable = 1"]
     params: list[Any] = [expression]
+    if lowest_rowid is not None:
+        where.append("items_fts.rowid >= ?")
+        params.append(lowest_rowid)
     if filters.user_id:
         where.append("i.user_id = ?")
         params.append(filters.user_id)
@@ -133,7 +176,6 @@ def search(index: Index, query: str, filters: SearchFilters | None = None, limit
         where.append("i.ts <= ?")
         params.append(filters.until)
     params.append(limit)
-    conn = index.reader()
     rows = conn.execute(
         "SELECT i.id, i.item_type, i.ref, i.user_id, i.kind, i.topic, i.scope, i.quality, i.ts, "
         "items_fts.rank AS rank FROM items_fts JOIN items i ON i.id = items_fts.rowid "

@@ -119,7 +119,8 @@ class EpisodesAdapter(Adapter):
                 if clock and int(clock.group(1)) < 24 and int(clock.group(2)) < 60:
                     stamp += int(clock.group(1)) * 3600 + int(clock.group(2)) * 60
             role, speaker = "assistant", "episode"
-            prefix = _ROLE_PREFIX_RE.match(entry.lstrip("-*+ "))
+            body = entry.split("\n", 1)[1] if heading and "\n" in entry else entry
+            prefix = _ROLE_PREFIX_RE.match(body.lstrip("-*+ \n"))
             if prefix:
                 role = normalise_role(prefix.group(1)) or role
                 speaker = prefix.group(1).lower()
