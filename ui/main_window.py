@@ -223,6 +223,8 @@ class MainWindow(QMainWindow):
             self.reflections.reload()
         if kind.startswith("model."):
             self.model_label.setText(self.status.model_label.text())
+        if kind in ("job.finished", "model.ready", "model.error"):
+            self.refresh_status()
         if kind.startswith(("document.", "knowledge.", "review.")):
             self.knowledge.run_search()
 

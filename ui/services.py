@@ -432,7 +432,7 @@ class StatusService:
         return StatusSnapshot(sources, triggers, self._model_text(), jobs)
 
     def _model_text(self) -> str:
-        runtime = getattr(self.engine, "runtime", None) or getattr(self.engine, "model", None)
+        runtime = model_runtime(self.engine)
         status_fn = getattr(runtime, "status", None)
         if not callable(status_fn):
             return ""
@@ -443,13 +443,27 @@ class StatusService:
         return f"{name or 'default model'} — {state}{extra}"
 
     def cancel(self, job_id: str) -> Any:
-        """Cancel a running or queued reflection by its job id."""
-        trig = getattr(self.engine, "triggers", None)
-        queue = getattr(trig, "queue", None) if trig is not None else None
-        if job_id.startswith("job-") and queue is not None and not hasattr(self.engine, "cancel_job"):
-            return queue.cancel(job_id, reason="cancelled in the window")
-        for owner in (self.engine, getattr(self.engine, "reflection", None), getattr(self.engine, "runtime", None)):
-            cancel = getattr(owner, "cancel_job", None) or getattr(owner, "cancel", None)
-            if callable(cancel):
-                return cancel(job_id)
-        raise RuntimeError("this engine cannot cancel jobs")
+        """Cancel a running or queued reflection by the job id its events carry."""
+        direct = getattr(self.engine, "cancel_job", None)
+        if callable(direct):
+            return direct(job_id)
+        if job_id.startswith("job-"):
+            trig = getattr(self.engine, "triggers", None)
+            if trig is not None:
+                return trig.queue.cancel(job_id, reason="cancelled in the window")
+        runtime = model_runtime(self.engine)
+        if runtime is None:
+            raise RuntimeError("no model runtime is running in this vault")
+        from curator.model_jobs import cancel_model_job
+
+        return cancel_model_job(runtime, job_id)
+
+
+def model_runtime(engine: Any) -> Any:
+    """The engine's model runtime, wherever the engine keeps it (None when there is none)."""
+    for owner in (engine, getattr(engine, "reflection", None)):
+        for name in ("runtime", "model"):
+            runtime = getattr(owner, name, None) if owner is not None else None
+            if runtime is not None and hasattr(runtime, "submit"):
+                return runtime
+    return None
