@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWizardPage,
 )
 
+from curator.llm.discovery import SOURCE_DEFAULT
 from curator.settings import SourceConfig
 from ui.models.records import Column, ItemRole, RecordTableModel
 from ui.workers import OpRunner
@@ -124,7 +125,7 @@ class FirstRunWizard(QWizard):
         model_page.setSubTitle("GGUF models found on this machine. The bundled default is small and weak but"
                                " works offline; a bigger model you already have will propose better memories.")
         self.models: RecordTableModel[Any] = RecordTableModel([
-            Column("Model", lambda m: m.name + ("  (default)" if m.source == "default" else ""),
+            Column("Model", lambda m: m.name + ("  (default)" if m.source == SOURCE_DEFAULT else ""),
                    tooltip=lambda m: str(m.path)),
             Column("Size", _size),
             Column("Quant", lambda m: m.quantization),
@@ -160,7 +161,7 @@ class FirstRunWizard(QWizard):
     def selected_model_path(self) -> str:
         index = self.models_view.currentIndex()
         model = index.siblingAtColumn(0).data(ItemRole) if index.isValid() else None
-        if model is None or getattr(model, "source", "") == "default":
+        if model is None or getattr(model, "source", "") == SOURCE_DEFAULT:
             return ""  # empty means "the bundled default" in settings
         return str(model.path)
 
@@ -172,7 +173,7 @@ class FirstRunWizard(QWizard):
     # ---- Results
 
     def _discover(self) -> None:
-        from curator.llm.discovery import discover_models
+        from curator.llm.discovery import discover_models  # reads GGUF headers: worker thread
 
         self._runner.submit("discover models", discover_models, self._on_models_found,
                             lambda e: self.models_status.setText(f"Model search failed: {e}"))
@@ -181,7 +182,7 @@ class FirstRunWizard(QWizard):
         usable = [m for m in models if m.ok] + [m for m in models if not m.ok]
         self.models.set_records(usable)
         self.models_status.setText(f"{sum(1 for m in models if m.ok)} usable model(s) found.")
-        default_row = self.models.row_of(lambda m: m.source == "default")
+        default_row = self.models.row_of(lambda m: m.source == SOURCE_DEFAULT)
         if default_row >= 0 or usable:
             self.models_view.selectRow(max(default_row, 0))
 

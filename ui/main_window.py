@@ -22,7 +22,7 @@ from ui.panes.reflections import ReflectionsPane
 from ui.panes.review import ReviewPane
 from ui.panes.status import ActivityEntry, StatusPane
 from ui.resources import app_icon, icon
-from ui.services import KnowledgeService, ReviewService, StatusService, SummariesService
+from ui.services import KnowledgeService, ReviewService, StatusService, SummariesService, apply_settings
 from ui.settings_dialog import SettingsDialog
 from ui.tray import TrayController
 from ui.workers import OpRunner
@@ -33,9 +33,10 @@ SUMMARY_EVENTS = ("summary.", "summaries.", "reflection.", "job.finished")
 
 
 class MainWindow(QMainWindow):
-    """Memory Curator's window. Signals: ``engine_attached()``. GUI thread only."""
+    """Memory Curator's window. Signals: ``engine_attached()``, ``settings_saved()``. GUI thread only."""
 
     engine_attached = Signal()
+    settings_saved = Signal()
 
     def __init__(
         self,
@@ -55,6 +56,7 @@ class MainWindow(QMainWindow):
         self.engine: Any = None
         self._state = QSettings(str(state_file), QSettings.Format.IniFormat) if state_file else None
         self._first_queue_load = True
+        self.settings_dialog: SettingsDialog | None = None
 
         # ---- Panes
         self.review = ReviewPane(self.runner, self.interaction)
@@ -257,16 +259,20 @@ class MainWindow(QMainWindow):
     def _on_settings_action_triggered(self) -> None:
         if self.engine is None:
             return
-        dialog = SettingsDialog(self.engine.settings, self)
-        dialog.accepted.connect(lambda: self._apply_settings(dialog.changed_values()))
-        dialog.open()
+        self.settings_dialog = SettingsDialog(self.engine.settings, self)
+        self.settings_dialog.accepted.connect(self._on_settings_dialog_accepted)
+        self.settings_dialog.open()
+
+    def _on_settings_dialog_accepted(self) -> None:
+        if self.settings_dialog is not None:
+            self._apply_settings(self.settings_dialog.changed_values())
 
     def _apply_settings(self, changes: dict[str, Any]) -> None:
         if not changes or self.engine is None:
             return
         engine = self.engine
-        self.runner.submit("save settings", lambda: engine.update_settings(changes),
-                           lambda _r: self.refresh_status(),
+        self.runner.submit("save settings", lambda: apply_settings(engine, changes),
+                           lambda _r: (self.settings_saved.emit(), self.refresh_status()),
                            lambda e: self.interaction.inform("Settings", f"Not saved: {e}"))
 
     def _on_runner_op_failed(self, label: str, message: str) -> None:

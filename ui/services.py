@@ -467,3 +467,27 @@ def model_runtime(engine: Any) -> Any:
             if runtime is not None and hasattr(runtime, "submit"):
                 return runtime
     return None
+
+
+# ---- Settings
+
+
+def apply_settings(engine: Any, changes: dict[str, Any]) -> None:
+    """Check and save changed options (``curator.yaml``) and tell the running parts.
+
+    Uses ``engine.update_settings`` when the engine has it; otherwise sets each value through
+    ``Settings.set`` (which checks it against its ``Option``), saves the file and passes the
+    settings to the trigger engine.
+    """
+    direct = getattr(engine, "update_settings", None)
+    if callable(direct):
+        direct(changes)
+        return
+    from curator.settings import save_settings
+
+    for key, value in changes.items():
+        engine.settings.set(key, value)
+    save_settings(engine.paths.settings_file, engine.settings)
+    triggers = getattr(engine, "triggers", None)
+    if triggers is not None and hasattr(triggers, "update_settings"):
+        triggers.update_settings(engine.settings)
