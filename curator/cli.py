@@ -130,4 +130,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run through the imported module so ``python -m curator.cli`` and the console script
+    # share one set of classes (CliError raised by subcommand modules must be caught here).
+    from curator.cli import main as _main
+
+    sys.exit(_main())

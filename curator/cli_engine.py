@@ -303,7 +303,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
             out("source.problem", d, f"skipped in {d['source_id']}: {d['message']}")
         elif event.kind == "trigger.decision":
             fired = "FIRED" if d.get("fired") else "waits"
-            out("trigger.decision", d, f"trigger {d.get('kind')} {fired} [{d.get('user_id')}]: {d.get('reason', '')}")
+            out("trigger.decision", d, f"trigger {d.get('trigger')} {fired} [{d.get('user_id')}]: {d.get('reason', '')}")
 
     def handle_signal(signum: int, frame: Any) -> None:
         stop.set()

@@ -31,7 +31,7 @@ from curator.search import SearchFilters, SearchHit, search
 from curator.settings import SourceConfig, load_settings, save_settings
 from curator.turn_ledger import TurnLedger
 from curator.turns import IndexedTurn
-from curator.vault_lock import VaultLock
+from curator.vault_lock import VaultLock, pid_alive
 from curator.vault_paths import VaultPaths, slugify, validate_user_id
 from curator.watcher import SourceHealth, Watcher
 
@@ -303,30 +303,31 @@ class Engine:
     def status(self) -> dict[str, Any]:
         """Sources and their health, turn and document counts, trigger state."""
         live = self.watcher.health() if self.watcher is not None else {}
-        stored = self.index.health()
+        holder = self.lock.holder() if self.lock else VaultLock(self.paths.lock_file).holder()
+        watcher_elsewhere = not self.writer and bool(holder.get("held")) and pid_alive(int(holder.get("pid", 0) or 0))
+        stored = self.index.health() if watcher_elsewhere else {}
         per_source = self.index.source_turn_counts()
         sources = []
         for source in self.settings.sources:
             if source.id in live:
                 health = {"status": live[source.id].status, "detail": live[source.id].detail}
+            elif source.id in stored:  # what the running `curator watch` last recorded
+                health = {"status": stored[source.id]["status"], "detail": stored[source.id]["detail"]}
             else:
                 available = self.ingestor.availability(source, thorough=True)
                 health = {"status": "available" if available.available else "unavailable", "detail": available.reason}
-                if source.id in stored:
-                    health["watcher"] = stored[source.id]
             sources.append({
                 **source.to_dict(),
                 **health,
                 "turns": per_source.get(source.id, 0),
                 "problems": [f"{unit}: {problem}" for _, unit, problem in self.index.problems(source.id)],
             })
-        holder = self.lock.holder() if self.lock else VaultLock(self.paths.lock_file).holder()
         result: dict[str, Any] = {
             "vault": str(self.paths.root),
             "sources": sources,
             "turns": self.index.turn_counts(),
             "documents": self.index.document_counts(),
-            "writer": holder if holder.get("held") else None,
+            "writer": holder if holder.get("held") and (self.writer or watcher_elsewhere) else None,
             "warnings": list(self.warnings),
         }
         if self.triggers is not None:

@@ -31,7 +31,7 @@ class VaultLockedError(RuntimeError):
     """Another live process writes to this vault."""
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
     if pid <= 0:
         return False
     try:
@@ -74,7 +74,7 @@ class VaultLock:
         else:
             holder = self.holder()
             pid = int(holder.get("pid", 0) or 0)
-            if holder.get("held") and pid != os.getpid() and _pid_alive(pid):
+            if holder.get("held") and pid != os.getpid() and pid_alive(pid):
                 os.close(fd)
                 raise VaultLockedError(self._message())
             if holder.get("held"):
