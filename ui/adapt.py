@@ -75,3 +75,18 @@ def as_int_list(value: Any) -> list[int]:
         except (TypeError, ValueError):
             continue
     return out
+
+
+def short_time(value: Any) -> str:
+    """An ISO-8601 UTC string or a Unix time as local ``YYYY-MM-DD HH:MM`` (as given when unparsable)."""
+    from datetime import UTC, datetime
+
+    from curator.clock import parse_iso
+
+    if isinstance(value, (int, float)):
+        stamp: float | None = float(value) if value > 0 else None
+    else:
+        stamp = parse_iso(str(value or ""))
+    if stamp is None:
+        return str(value or "")
+    return datetime.fromtimestamp(stamp, UTC).astimezone().strftime("%Y-%m-%d %H:%M")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QEvent, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QComboBox, QLabel, QMainWindow, QProgressBar, QTabWidget, QToolBar, QWidget
 
@@ -194,6 +194,12 @@ class MainWindow(QMainWindow):
             engine.close()
 
     # ---- Qt overrides
+
+    def changeEvent(self, event: QEvent) -> None:
+        """Override: follow the system's light/dark palette in painted highlights."""
+        if event.type() == QEvent.Type.PaletteChange:
+            self.review.refresh_palette()
+        super().changeEvent(event)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Override: remember the geometry."""

@@ -68,3 +68,18 @@ def accents(palette: QPalette | None = None) -> Accents:
         inserted=QColor("#c9f2d2"), deleted=QColor("#f8cccc"), changed=QColor("#fbe7b0"),
         evidence=QColor("#fff1a8"), quote=QColor("#d6e6fb"), flagged=QColor("#f3c089"),
     )
+
+
+def dark_palette() -> QPalette:
+    """A dark palette (for previews and tests; the app itself uses the system's palette)."""
+    pal = QPalette()
+    roles = QPalette.ColorRole
+    for role, colour in (
+        (roles.Window, "#2b2b2b"), (roles.WindowText, "#e6e6e6"), (roles.Base, "#1f1f1f"),
+        (roles.AlternateBase, "#2a2a2a"), (roles.Text, "#e6e6e6"), (roles.Button, "#353535"),
+        (roles.ButtonText, "#e6e6e6"), (roles.Highlight, "#3b6ea5"), (roles.HighlightedText, "#ffffff"),
+        (roles.ToolTipBase, "#353535"), (roles.ToolTipText, "#e6e6e6"), (roles.PlaceholderText, "#8a8a8a"),
+        (roles.Mid, "#4a4a4a"), (roles.Link, "#7fb2ee"),
+    ):
+        pal.setColor(role, QColor(colour))
+    return pal

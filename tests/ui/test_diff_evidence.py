@@ -63,3 +63,19 @@ def test_evidence_view_shows_cited_turns_and_context(qtbot) -> None:
     assert "Hi there" not in view.plain_text()
     view.show_evidence("anything", [])
     assert "cites no turns" in view.plain_text()
+
+
+def test_highlights_follow_a_dark_palette(qtbot, qapp) -> None:
+    from ui.resources import accents, dark_palette, is_dark
+
+    view = DiffView()
+    qtbot.addWidget(view)
+    light = accents(view.palette()).changed
+    assert not is_dark(view.palette())
+    view.setPalette(dark_palette())
+    assert is_dark(view.palette())
+    view.set_texts("a red car", "a blue car")
+    selections = view.old_edit.extraSelections()
+    fmt = selections[0].format
+    dark = fmt.background().color()
+    assert dark == accents(dark_palette()).changed != light

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui.adapt import field, text_of
+from ui.adapt import field, short_time, text_of
 from ui.interaction import Interaction
 from ui.models.records import Column, ItemRole, RecordTableModel
 from ui.services import ReviewDetail, ReviewService, Statement
@@ -58,7 +58,7 @@ class StatementCard(QFrame):
             self.source.setText("")
             return
         self.body.setHtml(f"<p style='font-size:11pt'>{html.escape(statement.text)}</p>")
-        bits = [b for b in (statement.origin, statement.date) if b]
+        bits = [b for b in (statement.origin, short_time(statement.date)) if b]
         if statement.turns:
             bits.append("turns " + ", ".join(f"#{n}" for n in statement.turns))
         self.source.setText(" · ".join(bits) or "source unknown")
@@ -130,7 +130,7 @@ class ContradictionsPane(QWidget):
         self._service: ReviewService | None = None
         self.model: RecordTableModel[Any] = RecordTableModel([
             Column("Contradiction", lambda i: str(field(i, "title", default="") or text_of(i)[:100])),
-            Column("Staged", lambda i: str(field(i, "staged_at", "created_at", default="") or "")),
+            Column("Staged", lambda i: short_time(field(i, "staged_at", "created_at", default=""))),
         ], self)
         self.table = QTableView()
         self.table.setObjectName("contradictions_table")
@@ -139,6 +139,7 @@ class ContradictionsPane(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.horizontalHeader().setStretchLastSection(False)
         self.table.horizontalHeader().setSectionResizeMode(0, self.table.horizontalHeader().ResizeMode.Stretch)
+        self.table.setColumnWidth(1, 170)
         self.table.verticalHeader().hide()
         self.empty_label = QLabel("No open contradictions.")
         self.empty_label.setProperty("role", "meta")
@@ -152,7 +153,7 @@ class ContradictionsPane(QWidget):
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(top)
         splitter.addWidget(self.view)
-        splitter.setSizes([180, 420])
+        splitter.setSizes([140, 460])
         layout = QVBoxLayout(self)
         layout.addWidget(splitter)
         self.table.selectionModel().selectionChanged.connect(self._on_table_selection_changed)

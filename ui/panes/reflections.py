@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui.adapt import field, text_of
+from ui.adapt import field, short_time, text_of
 from ui.interaction import Interaction
 from ui.models.records import Column, ItemRole, RecordTableModel
 from ui.resources import icon
@@ -47,7 +47,7 @@ def _summary_text(summary: Any) -> str:
 
 
 def _when(summary: Any) -> str:
-    return str(field(summary, "created_at", "timestamp", default="") or "")
+    return short_time(field(summary, "created_at", "timestamp", default=""))
 
 
 def timeline_columns() -> list[Column[Any]]:

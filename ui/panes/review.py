@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui.adapt import as_float, field, str_list, text_of
+from ui.adapt import as_float, field, short_time, str_list, text_of
 from ui.interaction import Interaction
 from ui.models.queue_model import QueueEntry, QueueModel
 from ui.panes.contradictions import ContradictionView
@@ -84,7 +84,7 @@ class ItemCard(QWidget):
             parts.append(f"seen in {entry.recurring} batches")
         staged = field(entry.item, "staged_at", "created_at", default="")
         if staged:
-            parts.append(f"staged {staged}")
+            parts.append(f"staged {short_time(staged)}")
         self.badges.setText(" · ".join(parts))
         self.gates.setText("Gates passed: " + (", ".join(entry.gates) if entry.gates else "—"))
         if entry.flags:
@@ -206,6 +206,12 @@ class ReviewPane(QWidget):
         service = self._service
         self._pending_select = select_id or self._pending_select
         self._runner.submit("load queue", service.list_items, self._on_queue_loaded, latest_only="queue")
+
+    def refresh_palette(self) -> None:
+        """Repaint highlights after the system switched between light and dark."""
+        entry = self.current_entry()
+        if entry is not None and self._detail is not None and self._detail.item_id == entry.item_id:
+            self._show_detail(entry, self._detail)
 
     def selected_entries(self) -> list[QueueEntry]:
         out = []

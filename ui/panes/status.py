@@ -113,7 +113,8 @@ class StatusPane(QWidget):
         self.sources_view.setModel(self.sources)
         self.sources_view.verticalHeader().hide()
         self.sources_view.horizontalHeader().setStretchLastSection(True)
-        self.sources_view.setColumnWidth(0, 320)
+        for column, width in enumerate((230, 60, 70, 90)):
+            self.sources_view.setColumnWidth(column, width)
         self.refresh_button = QPushButton("Refresh")
 
         self.triggers_text = QPlainTextEdit()
