@@ -182,15 +182,15 @@ class MainWindow(QMainWindow):
         self._state.setValue("window/state", self.saveState())
         self._state.sync()
 
-    def shutdown(self) -> None:
-        """Stop timers, relays and the worker; close the engine (idempotent)."""
+    def shutdown(self, close_engine: bool = True) -> None:
+        """Stop timers, relays and the worker; close the engine unless told not to (idempotent)."""
         self._status_timer.stop()
         self.relay.detach()
         self.runner.shutdown(wait=True)
         if self.tray is not None:
             self.tray.hide()
         engine, self.engine = self.engine, None
-        if engine is not None and hasattr(engine, "close"):
+        if close_engine and engine is not None and hasattr(engine, "close"):
             engine.close()
 
     # ---- Qt overrides

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from curator.clock import iso_utc
@@ -437,7 +438,8 @@ class StatusService:
         if not callable(status_fn):
             return ""
         status = status_fn()
-        name = getattr(status, "model_name", "") or str(getattr(status, "model_path", "") or "")
+        path = getattr(status, "model_path", None)
+        name = getattr(status, "model_name", "") or (Path(path).name if path else "")
         state = getattr(status, "state", "")
         extra = f" — {status.error}" if getattr(status, "error", "") else ""
         return f"{name or 'default model'} — {state}{extra}"

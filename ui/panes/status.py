@@ -152,6 +152,7 @@ class StatusPane(QWidget):
         self.activity_view.horizontalHeader().setStretchLastSection(True)
         self.activity_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.activity_view.setColumnWidth(1, 180)
+        self.activity_view.setWordWrap(False)
 
         sources_box = QGroupBox("Watched sources")
         sources_layout = QVBoxLayout(sources_box)
