@@ -10,6 +10,8 @@ machine; the product's targets are p50 < 20 ms and freshness < 20 ms at 100k tur
 from __future__ import annotations
 
 import argparse
+import json
+import itertools
 import random
 import shutil
 import statistics
@@ -20,6 +22,7 @@ from pathlib import Path
 from curator.index import Index
 from curator.ingest import Ingestor
 from curator.search import SearchFilters, search
+from curator.settings import SourceConfig
 from curator.turn_ledger import TurnLedger
 from curator.turns import Turn
 from curator.vault_paths import VaultPaths
@@ -33,15 +36,15 @@ def _vocabulary(rng: random.Random, size: int) -> list[str]:
     return sorted(words)
 
 
-def _sentence(rng: random.Random, vocab: list[str], weights: list[float]) -> str:
-    return " ".join(rng.choices(vocab, weights, k=rng.randint(8, 40))) + "."
+def _sentence(rng: random.Random, vocab: list[str], cum_weights: list[float]) -> str:
+    return " ".join(rng.choices(vocab, cum_weights=cum_weights, k=rng.randint(8, 40))) + "."
 
 
 def build(vault: Path, turns: int, seed: int = 7) -> tuple[Index, Ingestor, list[str], list[float]]:
-    """A vault with ``turns`` synthetic turns for user ``bench``."""
+    """A vault with ``turns`` synthetic turns for user ``bench``; returns cumulative word weights."""
     rng = random.Random(seed)
     vocab = _vocabulary(rng, 20_000)
-    weights = [1.0 / (rank + 1) ** 1.05 for rank in range(len(vocab))]
+    weights = list(itertools.accumulate(1.0 / (rank + 1) ** 1.05 for rank in range(len(vocab))))
     paths = VaultPaths(vault)
     index = Index(paths.index_file)
     ledger = TurnLedger(paths)
@@ -93,7 +96,7 @@ def main() -> None:
     plain, filtered = [], []
     for i in range(args.queries):
         # Mix of frequent and rare words, as people type them.
-        words = rng.choices(vocab[:2000], k=rng.randint(1, 2)) + rng.choices(vocab, weights, k=rng.randint(0, 2))
+        words = rng.choices(vocab[:2000], k=rng.randint(1, 2)) + rng.choices(vocab, cum_weights=weights, k=rng.randint(0, 2))
         query = " ".join(words)
         t0 = time.perf_counter()
         search(index, query, limit=10)
@@ -125,6 +128,25 @@ def main() -> None:
         assert hits and hits[0].number == number
     print(f"freshness (ledger fsync + index commit + search finds it): p50 {statistics.median(fresh):.1f} ms, "
           f"p95 {percentile(fresh, 0.95):.1f} ms")
+    # The whole path of a live append: read the new line, dedup, number, ledger, index, search.
+    chats = folder / "chats"
+    chats.mkdir(exist_ok=True)
+    log_file = chats / "live.jsonl"
+    log_file.write_text("")
+    source = SourceConfig(path=str(chats), adapter="jsonl", user_id="bench", id="live")
+    ingestor.ingest_unit(source, log_file)
+    live = []
+    for i in range(30):
+        marker = f"zzlive{i}marker"
+        with open(log_file, "a") as handle:
+            handle.write(json.dumps({"role": "user", "content": f"{marker} {_sentence(rng, vocab, weights)}"}) + "\n")
+        t0 = time.perf_counter()
+        ingestor.ingest_unit(source, log_file)
+        hits = search(index, marker, limit=1)
+        live.append((time.perf_counter() - t0) * 1000)
+        assert hits and marker in hits[0].snippet
+    print(f"live append (read + ingest + ledger + index + search): p50 {statistics.median(live):.1f} ms, "
+          f"p95 {percentile(live, 0.95):.1f} ms")
     index.close()
     if args.dir is None:
         shutil.rmtree(folder, ignore_errors=True)

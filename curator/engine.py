@@ -101,6 +101,7 @@ class Engine:
             self.memory = MemoryTools(self.paths, self.index, self.store, self.clock)
             self.watcher: Watcher | None = None
             self.triggers: Any = None
+            self._last_document_sync = self.clock.now()
             if writer:
                 for user_id in {"default", *(s.user_id for s in self.settings.sources)}:
                     self.paths.user(user_id).ensure()
@@ -142,8 +143,15 @@ class Engine:
             self.triggers.on_turns(user_id, turns)
 
     def _tick(self) -> None:
+        # Runs on the watcher's worker thread every few seconds.
         if self.triggers is not None:
             self.triggers.tick()
+        now = self.clock.now()
+        if now - self._last_document_sync >= float(self.settings["watch.rescan_seconds"]):
+            # Documents written by another process (the GUI, a person's editor) reach the
+            # index here even if nobody called document_changed().
+            self._last_document_sync = now
+            sync_documents(self.index, self.store)
 
     # ---- Sources
 

@@ -254,3 +254,26 @@ def test_turn_folders_and_episodes_through_the_engine(setup, tmp_path):
     query = next(h for h in hits if h.role == "user")
     assert "Validation" in engine.index.get_turn("default", query.number).context
     assert [h.item_type for h in hits_for(engine, "vegetable garden")] == ["turn"]
+
+
+def test_ledger_with_a_torn_last_line_is_read_and_appended_safely(tmp_path):
+    source = tmp_path / "chats"
+    source.mkdir()
+    (source / "a.jsonl").write_text(msg("user", "first words"))
+    engine = Engine(tmp_path / "vault", triggers=False)
+    engine.add_source(source)
+    engine.scan_all()
+    ledger_path = engine.ledger.path("default")
+    engine.close()
+    with open(ledger_path, "a") as handle:
+        handle.write('{"seq": 99, "op": "add", "tu')  # killed mid-append
+    engine = Engine(tmp_path / "vault", triggers=False)
+    try:
+        with open(source / "a.jsonl", "a") as handle:
+            handle.write(msg("user", "second words"))
+        assert [t.text for t in engine.scan_all().added] == ["second words"]
+        records = list(engine.ledger.read("default"))
+        assert [r["turn"]["text"] for r in records if r["op"] == "add"] == ["first words", "second words"]
+        assert engine.reindex().equal
+    finally:
+        engine.close()

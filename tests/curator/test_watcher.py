@@ -254,3 +254,26 @@ def test_the_vault_is_never_watched(tmp_path, watching):
         assert texts(engine) == ["outside words"]
     finally:
         engine.close()
+
+
+def test_native_events_failing_falls_back_to_polling(tmp_path, watching, monkeypatch, caplog):
+    import watchdog.observers
+
+    class BrokenObserver:
+        def __init__(self, *a, **k):
+            pass
+
+        def start(self):
+            raise OSError(28, "inotify watch limit reached")
+
+    monkeypatch.setattr(watchdog.observers, "Observer", BrokenObserver)
+    source = tmp_path / "chats"
+    source.mkdir()
+    (source / "chat.jsonl").write_text("")
+    engine = watching(source)
+    assert "max_user_watches" in caplog.text
+    sid = engine.settings.sources[0].id
+    assert engine.watcher.health()[sid].status == "polling"
+    with open(source / "chat.jsonl", "a") as handle:
+        handle.write(msg("user", "polledword text"))
+    assert wait_for(lambda: found_once(engine, "polledword"))
