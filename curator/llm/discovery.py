@@ -445,3 +445,8 @@ def discover_models(
             for path in _walk_tree(root.path, root.max_depth):
                 add(path, root.source)
     return found
+
+
+def discover_for_settings(settings: Any, *, roots: Sequence[SearchRoot] | None = None) -> list[DiscoveredModel]:
+    """:func:`discover_models` with the person's ``model.search_folders`` added."""
+    return discover_models(roots, extra_folders=folders_from_setting(str(settings["model.search_folders"])))

@@ -270,3 +270,67 @@ def test_default_model_is_found_without_importing_its_package() -> None:
     listed = discover_models([], include_project=False)
     assert listed[0].source == "bundled" and listed[0].quantization == "Q4_1"
     assert listed[0].context_length == 8192
+
+
+# ---- The `curator models` command
+
+
+def _run_models(argv: list[str]) -> int:
+    import argparse
+
+    from curator import cli_models
+
+    parser = argparse.ArgumentParser(prog="curator")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--vault")
+    cli_models.register(parser.add_subparsers())
+    args = parser.parse_args(argv)
+    return int(args.handler(args))
+
+
+@pytest.fixture
+def fake_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for key in ("HF_HOME", "HF_HUB_CACHE", "OLLAMA_MODELS", "XDG_DATA_HOME", "XDG_CACHE_HOME", "LLAMA_CACHE", "LOCALAPPDATA", "APPDATA"):
+        monkeypatch.delenv(key, raising=False)
+    return home
+
+
+def test_models_check_of_a_truncated_file_is_one_line_and_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = _gguf(tmp_path / "m.gguf")
+    cut = tmp_path / "cut.gguf"
+    cut.write_bytes(good.read_bytes()[:100])
+    assert _run_models(["models", "--check", str(cut)]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("curator: cut.gguf: truncated") and err.count("\n") == 1
+    assert "Traceback" not in err
+
+
+def test_models_check_of_a_valid_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = _gguf(tmp_path / "m.gguf", "Checked", 4096)
+    assert _run_models(["--json", "models", "--check", str(good)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["ok"] is True and data["name"] == "Checked" and data["context_length"] == 4096
+
+
+def test_models_lists_and_marks_the_one_in_use(fake_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    chosen = _gguf(fake_home / ".lmstudio/models/pub/x/chosen-Q4_K_M.gguf")
+    _gguf(fake_home / ".lmstudio/models/pub/y/other.gguf")
+    (fake_home / ".lmstudio/models/pub/y/broken.gguf").write_bytes(b"junk")
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "curator.yaml").write_text(f"schema_version: 2\nsettings:\n  model:\n    path: {chosen}\n")
+    assert _run_models(["--json", "--vault", str(vault), "models"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["in_use"] == str(chosen)
+    by_name = {m["name"]: m for m in data["models"]}
+    assert by_name["chosen-Q4_K_M"]["in_use"] is True
+    assert by_name["other"]["in_use"] is False
+    assert "not a GGUF file" in by_name["broken"]["error"]
+    assert _run_models(["--vault", str(vault), "models"]) == 0
+    text = capsys.readouterr().out
+    assert any(line.startswith("*  chosen-Q4_K_M") for line in text.splitlines())
+    assert "! broken.gguf: not a GGUF file" in text
