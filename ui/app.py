@@ -92,6 +92,7 @@ def open_engine(vault: Path, demo: bool, watch: bool) -> Any:
         starter = getattr(engine, "start_reflection", None)
         if callable(starter):
             starter()
+
     except BaseException:
         engine.close()
         raise
@@ -150,6 +151,11 @@ class Startup:
 
     def _on_engine_open(self, engine: Any) -> None:
         self.window.attach_engine(engine)
+        from ui.services import model_runtime
+
+        runtime = model_runtime(engine)
+        if runtime is not None and hasattr(runtime, "preload"):
+            runtime.preload()  # returns at once; the model worker loads it and reports model.* events
         print(f"vault open {time.monotonic() - _STARTED:.2f} s after start", flush=True)
         tabs = {"review": 0, "contradictions": 1, "reflections": 2, "knowledge": 3, "status": 4}
         if self.args.tab in tabs:

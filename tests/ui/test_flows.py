@@ -191,3 +191,22 @@ def test_evidence_conversation_is_one_click_away(qtbot, window: MainWindow, stag
     qtbot.waitUntil(lambda: "Conversation around turn #3" in evidence.header.text(), timeout=WAIT)
     text = evidence.plain_text()
     assert "night shifts" in text and "border collie" in text  # the turn and its neighbours
+
+
+def test_clear_the_whole_queue_with_the_keyboard(qtbot, window: MainWindow, engine: Engine, staged: StagedSet,
+                                                 interaction: ScriptedInteraction) -> None:
+    tree = window.review.tree
+    tree.setFocus()
+    qtbot.waitUntil(lambda: window.review.current_entry() is not None, timeout=WAIT)
+    decisions = 0
+    while window.review.model.total():
+        entry = window.review.current_entry()
+        assert entry is not None
+        key = Qt.Key.Key_D if entry.kind == "contradiction" else Qt.Key.Key_A
+        press(qtbot, window, key)
+        decisions += 1
+        assert decisions <= 5
+    assert staged_ids(engine) == set()
+    assert {staged.fact, staged.second_fact, staged.flagged} <= knowledge_ids(engine)
+    assert window.queue_label.text() == "0 waiting"
+    assert window.review.empty_label.isVisibleTo(window)

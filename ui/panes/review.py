@@ -256,6 +256,7 @@ class ReviewPane(QWidget):
         self._show_detail(current, detail)
 
     def _on_action_done(self, _result: Any = None) -> None:
+        self.tree.setFocus()  # keyboard-first: the next key acts on the next item
         self.reload()
 
     def _on_action_failed(self, error: BaseException) -> None:
