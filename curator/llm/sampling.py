@@ -1,0 +1,182 @@
+"""Grammar-constrained sampling that checks the grammar only where it has to.
+
+llama-cpp-python applies a grammar to every token of the vocabulary before top-k, on every
+step. With SmolLM2's 49k-token vocabulary that made JSON output about 30 times slower than
+free text (measured here: 1.6 vs 54 tokens/s). llama.cpp's own command-line sampler avoids
+it the way this module does: sample from the top-k candidates first, ask the grammar about
+that one token, and only when the grammar rejects every top-k candidate fall back to
+filtering the whole vocabulary. The output obeys the same grammar either way.
+
+Only used on the model worker thread, with the one ``llama_cpp.Llama`` it owns.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+TOP_K = 40
+REPEAT_WINDOW = 64
+
+_TOKEN_DATA = np.dtype([("id", "<i4"), ("logit", "<f4"), ("p", "<f4")])
+
+
+class ConstrainedGenerator:
+    """Streams a chat completion under a GBNF grammar for one loaded ``Llama``."""
+
+    def __init__(self, llm: Any) -> None:
+        from llama_cpp import llama_cpp
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        self.llm = llm
+        self.c = llama_cpp
+        self.vocab = llama_cpp.llama_model_get_vocab(llm._model.model)
+        self.n_vocab = int(llm.n_vocab())
+        template = llm.metadata.get("tokenizer.chat_template")
+        if not template:
+            raise ValueError("the model has no chat template")
+        self.formatter = Jinja2ChatFormatter(
+            template=template,
+            eos_token=self._piece(llm.token_eos()),
+            bos_token=self._piece(llm.token_bos()),
+        )
+        self._one = (llama_cpp.llama_token_data * 1)()
+        self._one_array = llama_cpp.llama_token_data_array(data=self._one, size=1, selected=-1, sorted=False)
+        self._full = np.zeros(self.n_vocab, dtype=_TOKEN_DATA)
+        self._full["id"] = np.arange(self.n_vocab, dtype=np.int32)
+
+    def _piece(self, token: int) -> str:
+        if token < 0:
+            return ""
+        return bytes(self.llm.detokenize([token], special=True)).decode("utf-8", errors="ignore")
+
+    def prompt_tokens(self, messages: list[dict[str, str]]) -> list[int]:
+        """The chat-formatted prompt as tokens (special tokens parsed)."""
+        prompt = self.formatter(messages=messages).prompt
+        return list(self.llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True))
+
+    def _evaluate_prompt(self, tokens: list[int]) -> None:
+        # Reuse the evaluated prefix of the previous call (the fixed part of the prompt).
+        llm = self.llm
+        kept = 0
+        limit = min(llm.n_tokens, len(tokens) - 1)
+        cached = llm.input_ids
+        while kept < limit and int(cached[kept]) == tokens[kept]:
+            kept += 1
+        llm.n_tokens = kept
+        llm.eval(tokens[kept:])
+
+    def _allowed(self, grammar: Any, token: int) -> bool:
+        self._one[0].id = token
+        self._one[0].logit = 0.0
+        self._one[0].p = 0.0
+        self._one_array.size = 1
+        self._one_array.selected = -1
+        self.c.llama_sampler_apply(grammar, ctypes.byref(self._one_array))
+        return bool(np.isfinite(self._one[0].logit))
+
+    def _fallback(self, grammar: Any, logits: np.ndarray) -> int:
+        full = self._full
+        full["id"] = np.arange(self.n_vocab, dtype=np.int32)
+        full["logit"] = logits
+        full["p"] = 0.0
+        array = self.c.llama_token_data_array(
+            data=full.ctypes.data_as(ctypes.POINTER(self.c.llama_token_data)),
+            size=self.n_vocab, selected=-1, sorted=False,
+        )
+        self.c.llama_sampler_apply(grammar, ctypes.byref(array))
+        # The sampler may reorder or shrink the array it was given; read what it left.
+        size = int(array.size)
+        view = full[:size]
+        finite = np.isfinite(view["logit"])
+        if not finite.any():
+            return -1
+        best = int(np.argmax(np.where(finite, view["logit"], -np.inf)))
+        return int(view["id"][best])
+
+    def stream(
+        self,
+        messages: list[dict[str, str]],
+        grammar_text: str,
+        grammar_root: str,
+        *,
+        temperature: float,
+        max_tokens: int,
+        seed: int | None = None,
+        repeat_penalty: float = 1.0,
+    ) -> Iterator[tuple[str, str | None]]:
+        """Yield ``(text, finish_reason)`` pieces; finish_reason is set on the last one."""
+        c = self.c
+        grammar = c.llama_sampler_init_grammar(self.vocab, grammar_text.encode(), grammar_root.encode())
+        if not grammar:
+            raise ValueError("the output grammar could not be built")
+        rng = np.random.default_rng(seed)
+        try:
+            tokens = self.prompt_tokens(messages)
+            if len(tokens) + 1 > self.llm.n_ctx():
+                raise ValueError("the prompt does not fit the context window")
+            self._evaluate_prompt(tokens)
+            generated: list[int] = []
+            pending = b""
+            finish = "length"
+            room = min(max_tokens, self.llm.n_ctx() - len(tokens))
+            for _ in range(max(room, 0)):
+                logits = np.ctypeslib.as_array(
+                    c.llama_get_logits_ith(self.llm._ctx.ctx, -1), shape=(self.n_vocab,)
+                ).astype(np.float32, copy=True)
+                if repeat_penalty != 1.0 and generated:
+                    recent = np.unique(np.asarray(generated[-REPEAT_WINDOW:], dtype=np.int64))
+                    values = logits[recent]
+                    logits[recent] = np.where(values > 0, values / repeat_penalty, values * repeat_penalty)
+                token = self._sample(grammar, logits, temperature, rng)
+                if token < 0:
+                    finish = "stop"
+                    break
+                c.llama_sampler_accept(grammar, token)
+                if c.llama_vocab_is_eog(self.vocab, token):
+                    finish = "stop"
+                    break
+                generated.append(token)
+                pending += bytes(self.llm.detokenize([token], prev_tokens=generated[:-1]))
+                text, pending = _split_utf8(pending)
+                if text:
+                    yield text, None
+                self.llm.eval([token])
+            tail = pending.decode("utf-8", errors="ignore")
+            yield tail, finish
+        finally:
+            c.llama_sampler_free(grammar)
+
+    def _sample(self, grammar: Any, logits: np.ndarray, temperature: float, rng: np.random.Generator) -> int:
+        k = min(TOP_K, self.n_vocab - 1)
+        candidates = np.argpartition(-logits, k)[:k]
+        candidates = candidates[np.argsort(-logits[candidates])]
+        if temperature <= 0:
+            weights = np.zeros(len(candidates))
+            weights[0] = 1.0
+        else:
+            scaled = logits[candidates] / temperature
+            weights = np.exp(scaled - scaled.max())
+        alive = np.ones(len(candidates), dtype=bool)
+        while alive.any():
+            live = weights * alive
+            total = live.sum()
+            index = int(np.argmax(alive)) if total <= 0 else int(rng.choice(len(candidates), p=live / total))
+            token = int(candidates[index])
+            if self._allowed(grammar, token):
+                return token
+            alive[index] = False
+        return self._fallback(grammar, logits)
+
+
+def _split_utf8(data: bytes) -> tuple[str, bytes]:
+    """Decode the complete UTF-8 prefix of ``data``; keep an unfinished character for later."""
+    for cut in range(len(data), max(len(data) - 4, -1), -1):
+        try:
+            return data[:cut].decode("utf-8"), data[cut:]
+        except UnicodeDecodeError:
+            continue
+    return data.decode("utf-8", errors="ignore"), b""

@@ -1,0 +1,361 @@
+"""Runs reflection jobs end to end: job queue -> model worker -> reflectors -> staging.
+
+This is the glue between the trigger engine's job queue (``curator.jobs``), the single model
+worker (``curator.llm.runtime``) and the model-independent reflectors
+(``curator.reflection``). It adapts the real objects to the reflection ports and holds no
+rules of its own: what to stage is the reflectors' business, when to run is the triggers'.
+
+Threading contract: ``run_job``/``run_pending`` run on the calling thread and block on the
+model worker; ``start()`` runs the same loop on one background thread ("curator-reflect").
+``cancel_current()`` may be called from any thread.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, is_dataclass
+from pathlib import Path
+from typing import Any
+
+from curator.documents import Document
+from curator.events import EventBus
+from curator.jobs import Job
+from curator.llm.request import JobStatus, Priority
+from curator.llm.runtime import JobHandle, ModelRuntime, Post, post_direct
+from curator.prompts import load_prompt
+from curator.reflection.batch import BatchReflector
+from curator.reflection.fingerprints import RejectedMemory
+from curator.reflection.knowledge import VaultKnowledgeIndex
+from curator.reflection.micro import MicroReflector, entries_from_turns
+from curator.reflection.ports import (
+    GenerationDefaults,
+    ModelCallError,
+    ModelCancelled,
+    ModelReply,
+)
+from curator.reflection.review import ReviewEngine
+from curator.reflection.summaries import SummaryStore, SummaryWriter
+from curator.turns import IndexedTurn
+
+log = logging.getLogger(__name__)
+
+RUNNABLE_KINDS = ("batch", "micro", "summary")
+# A consolidation cycle (seed 001) is queued and listed by the triggers; no engine runs it yet.
+MICRO_WINDOW = 80
+SUMMARY_WINDOW = 200
+
+
+class RuntimeModelClient:
+    """The reflection ``ModelClient`` port over the real model worker.
+
+    Uses the prompt file's own schema for the grammar (it matches the prompt's wording);
+    the reflectors validate the output again against theirs.
+    """
+
+    def __init__(self, runtime: ModelRuntime, vault: Path, prompts_folder: str = "",
+                 bus: EventBus | None = None) -> None:
+        self.runtime = runtime
+        self.vault = vault
+        self.prompts_folder = prompts_folder or None
+        self.bus = bus
+        self.priority: int = int(Priority.TRIGGERED)
+        self._current: JobHandle | None = None
+        self._lock = threading.Lock()
+        self._cancelled = False
+        self.on_token: Callable[[str], None] | None = None
+
+    @property
+    def model_name(self) -> str:
+        status = self.runtime.status()
+        if status.model_name:
+            return status.model_name
+        return self.runtime.model_path.name if self.runtime.model_path else ""
+
+    def count_tokens(self, text: str) -> int:
+        return self.runtime.count_tokens(text)
+
+    def call(self, prompt_name: str, variables: Mapping[str, Any], schema: Mapping[str, Any] | None,
+             defaults: GenerationDefaults) -> ModelReply:
+        template = load_prompt(prompt_name, vault=self.vault, folder=self.prompts_folder)
+        grammar = template.output_schema if template.output_schema is not None else (
+            dict(schema) if schema is not None else None)
+        request = template.request(variables, schema=grammar)
+        with self._lock:
+            if self._cancelled:
+                raise ModelCancelled("cancelled before the model call")
+            handle = self.runtime.submit(request, priority=self.priority, on_token=self.on_token)
+            self._current = handle
+        try:
+            result = handle.result()
+        finally:
+            with self._lock:
+                self._current = None
+        settings = {"temperature": request.temperature, "max_tokens": request.max_tokens,
+                    "prompt_tokens": result.prompt_tokens, "completion_tokens": result.completion_tokens}
+        if result.status is JobStatus.CANCELLED:
+            raise ModelCancelled(result.error or "cancelled")
+        if result.status in (JobStatus.OK, JobStatus.INVALID):
+            return ModelReply(
+                text=result.text,
+                model=result.model or self.model_name,
+                prompt_version=f"{template.name}@{template.version}",
+                finish_reason=result.finish_reason or "stop",
+                settings=settings,
+                problems=tuple(result.problems),
+            )
+        raise ModelCallError(result.error or f"model call ended with {result.status}")
+
+    def begin(self) -> None:
+        """Start a new job: forget an earlier cancel."""
+        with self._lock:
+            self._cancelled = False
+
+    def cancel(self) -> bool:
+        """Cancel the call in flight (and any further call of the same job)."""
+        with self._lock:
+            self._cancelled = True
+            handle = self._current
+        return handle.cancel() if handle is not None else False
+
+
+class IndexTurnSource:
+    """The reflection ``TurnSource`` port over the SQLite index.
+
+    ``upto`` bounds ``turns_since`` to the turn range a job was queued for, so a batch
+    reviews the turns its trigger counted and not whatever arrived since.
+    """
+
+    def __init__(self, index: Any, upto: int | None = None) -> None:
+        self.index = index
+        self.upto = upto
+
+    def get(self, user_id: str, number: int) -> IndexedTurn | None:
+        turn = self.index.get_turn(user_id, number)
+        return turn if turn is not None and turn.status != "removed" else None
+
+    def turns_since(self, user_id: str, after_number: int, limit: int) -> Sequence[IndexedTurn]:
+        turns = self.index.turns(user_id, after=after_number)
+        if self.upto is not None:
+            turns = [t for t in turns if t.number <= self.upto]
+        return turns[-limit:] if limit else turns
+
+
+class EngineDocumentIndex:
+    """The reflection ``DocumentIndex`` port: keeps the search index in step with the files."""
+
+    def __init__(self, engine: Any) -> None:
+        self.engine = engine
+
+    def upsert(self, doc: Document) -> None:
+        if doc.path is not None:
+            self.engine.document_changed(doc.path)
+
+    def remove(self, doc_id: str) -> None:
+        row = self.engine.index.get_document(doc_id)
+        if row is not None:
+            self.engine.document_changed(self.engine.paths.root / row.path)
+
+
+class ReflectionService:
+    """One vault's reflection jobs, run on one model.
+
+    Args:
+        engine: The open ``curator.engine.Engine`` (with its trigger engine attached).
+        runtime: The model worker; built from the settings when None (``model_path`` overrides).
+        post: How model callbacks reach their thread (a GUI passes its poster).
+        sleep: Wait used between a failed model call and its retry (tests pass a no-op).
+    """
+
+    def __init__(self, engine: Any, runtime: ModelRuntime | None = None, *, model_path: Path | str | None = None,
+                 post: Post = post_direct, sleep: Callable[[float], None] = time.sleep) -> None:
+        self.engine = engine
+        self.bus: EventBus = engine.bus
+        self.runtime = runtime or ModelRuntime.from_settings(engine.settings, bus=self.bus, post=post,
+                                                             model_path=model_path)
+        self._owns_runtime = runtime is None
+        self.model = RuntimeModelClient(self.runtime, engine.paths.root, str(engine.settings["prompts.folder"]),
+                                        self.bus)
+        self.model.on_token = self._emit_token
+        self.turns = IndexTurnSource(engine.index)
+        self.knowledge = VaultKnowledgeIndex(engine.store)
+        self.doc_index = EngineDocumentIndex(engine)
+        self.rejected = RejectedMemory(engine.paths)
+        self.summaries = SummaryStore(engine.store, engine.clock, index=self.doc_index, events=self.bus)
+        self.review = ReviewEngine(engine.paths, engine.store, index=self.doc_index, turns=self.turns,
+                                   events=self.bus, clock=engine.clock, rejected=self.rejected)
+        self._sleep = sleep
+        self._current_job: Job | None = None
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._unsubscribe = self.bus.subscribe(lambda _e: self._wake.set(), "job.queued")
+
+    # ---- Reflectors (built per job so they see current settings)
+
+    def _batch(self, upto: int | None = None) -> BatchReflector:
+        turns = IndexTurnSource(self.engine.index, upto)
+        return BatchReflector(self.engine.paths, self.engine.store, turns, self.knowledge, self.model,
+                              self.engine.settings, clock=self.engine.clock, sleep=self._sleep,
+                              events=self.bus, rejected=self.rejected)
+
+    def _micro(self) -> MicroReflector:
+        return MicroReflector(self.engine.paths, self.engine.store, self.knowledge, self.model,
+                              self.engine.settings, clock=self.engine.clock, events=self.bus,
+                              rejected=self.rejected)
+
+    # ---- Jobs
+
+    @property
+    def queue(self) -> Any:
+        return self.engine.triggers.queue
+
+    def request(self, kind: str, user_id: str = "default", prompt: str | None = None,
+                conversation: str | None = None) -> Job:
+        """Queue a manual job (it runs before triggered ones)."""
+        return self.engine.triggers.request(kind, user_id, prompt, conversation=conversation)
+
+    def run_pending(self, kinds: Iterable[str] = RUNNABLE_KINDS, limit: int | None = None) -> list[tuple[Job, dict[str, Any]]]:
+        """Run queued jobs of ``kinds`` until none is left (or ``limit`` ran); returns what ran."""
+        done: list[tuple[Job, dict[str, Any]]] = []
+        kinds = tuple(kinds)
+        while limit is None or len(done) < limit:
+            job = self.queue.claim(kinds)
+            if job is None:
+                break
+            done.append((job, self.run_job(job)))
+        return done
+
+    def run_job(self, job: Job) -> dict[str, Any]:
+        """Run one claimed (running) job and record how it ended on the queue."""
+        self._current_job = job
+        self.model.begin()
+        self.model.priority = int(Priority.MANUAL if job.manual else Priority.TRIGGERED)
+        self.bus.emit("reflection.started", job_id=job.id, job_kind=job.kind, user_id=job.user_id,
+                      reason=job.reason)
+        try:
+            outcome = self._dispatch(job)
+        except Exception as exc:  # a reflector bug must not kill the worker loop
+            log.exception("reflection job %s failed", job.id)
+            outcome = {"status": "aborted", "error": f"{type(exc).__name__}: {exc}"}
+        finally:
+            self._current_job = None
+        status = outcome.get("status")
+        if status == "cancelled":
+            self._finish(job, "cancel", outcome.get("error") or "cancelled")
+        elif status == "aborted":
+            self._finish(job, "fail", outcome.get("error") or "aborted")
+        else:
+            self._finish(job, "done", outcome)
+        self.bus.emit("reflection.finished", job_id=job.id, job_kind=job.kind, user_id=job.user_id,
+                      outcome=outcome)
+        return outcome
+
+    def _finish(self, job: Job, how: str, detail: Any) -> None:
+        current = self.queue.get(job.id)
+        if current is not None and current.status not in ("running", "queued"):
+            return  # cancelled from outside while it ran
+        if how == "done":
+            self.queue.mark_done(job.id, detail)
+        elif how == "cancel":
+            self.queue.cancel(job.id, str(detail))
+        else:
+            self.queue.mark_failed(job.id, str(detail))
+
+    def _dispatch(self, job: Job) -> dict[str, Any]:
+        if job.kind == "batch":
+            after = (job.turn_range[0] - 1) if job.turn_range else self._last_batch_turn(job.user_id)
+            upto = job.turn_range[1] if job.turn_range else None
+            result = self._batch(upto).run(job.user_id, after, trigger=job.trigger or "manual",
+                                       urgency_score=float(job.meta.get("urgency_score", 0.0) or 0.0))
+            outcome = _plain(result)
+            if result.status in ("completed", "empty", "nothing_to_do"):
+                outcome["status"] = result.status
+            return outcome
+        turns = self._conversation_turns(job)
+        if job.kind == "micro":
+            trigger = {"silence": "silence", "session_end": "session_end",
+                       "context_pressure": "context_pressure"}.get(job.trigger, "manual")
+            return _plain(self._micro().run(job.user_id, entries_from_turns(turns), trigger=trigger))
+        if job.kind == "summary":
+            writer = SummaryWriter(self.summaries, self.model, self.engine.settings)
+            return _plain(writer.generate(job.user_id, turns, prompt=job.prompt,
+                                          trigger=job.trigger or "manual"))
+        return {"status": "aborted", "error": f"no engine runs {job.kind!r} jobs"}
+
+    def _last_batch_turn(self, user_id: str) -> int:
+        from curator.signals import SignalAccumulator
+
+        accumulator = SignalAccumulator(self.engine.paths.user(user_id).signal_state, self.engine.settings,
+                                        clock=self.engine.clock)
+        return int(accumulator.state.last_batch_turn)
+
+    def _conversation_turns(self, job: Job) -> list[IndexedTurn]:
+        window = MICRO_WINDOW if job.kind == "micro" else SUMMARY_WINDOW
+        if job.turn_range:
+            first, last = job.turn_range
+            turns = [t for t in self.engine.index.turns(job.user_id, after=first - 1, limit=last - first + 1)]
+        else:
+            turns = self.engine.index.turns(job.user_id)
+        if job.conversation:
+            turns = [t for t in turns if t.conversation == job.conversation]
+        return turns[-window:]
+
+    # ---- Cancel and the background loop
+
+    def cancel_current(self) -> bool:
+        """Cancel the job that is running now; it stages nothing."""
+        job = self._current_job
+        if job is None:
+            return False
+        self.model.cancel()
+        return True
+
+    def start(self, tick_seconds: float = 10.0) -> None:
+        """Run queued jobs on a background thread as they arrive."""
+        if self._thread is not None:
+            return
+        self._stop.clear()
+
+        def loop() -> None:
+            while not self._stop.is_set():
+                try:
+                    self.run_pending()
+                except Exception:
+                    log.exception("reflection loop error")
+                self._wake.wait(tick_seconds)
+                self._wake.clear()
+
+        self._thread = threading.Thread(target=loop, name="curator-reflect", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the background loop (the job in flight is cancelled)."""
+        self._stop.set()
+        self._wake.set()
+        self.cancel_current()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+            self._thread = None
+
+    def close(self) -> None:
+        """Stop the loop and free the model."""
+        self.stop()
+        self._unsubscribe()
+        if self._owns_runtime:
+            self.runtime.shutdown()
+
+    def _emit_token(self, text: str) -> None:
+        job = self._current_job
+        self.bus.emit("reflection.token", job_id=job.id if job else "", text=text)
+
+
+def _plain(result: Any) -> dict[str, Any]:
+    """A reflector's result as JSON-friendly data for the job record and the CLI."""
+    data = asdict(result) if is_dataclass(result) and not isinstance(result, type) else {"result": str(result)}
+    plain: dict[str, Any] = json.loads(json.dumps(data, default=str))
+    plain.setdefault("status", "completed")
+    return plain
