@@ -131,7 +131,10 @@ def _table(models: list[DiscoveredModel], in_use: Path | None) -> str:
         if model.error:
             problems.append(f"! {model.error}")
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
-    lines = ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:-1])) + "  " + row[-1] for row in rows]
+    lines = [
+        "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:-1])) + "  " + row[-1]
+        for row in rows
+    ]
     footer = ["", "* in use"] if in_use is not None else ["", "no model in use (set model.path)"]
     return "\n".join(lines + footer + problems)
 
@@ -150,7 +153,8 @@ def _check(path: Path, as_json: bool) -> int:
     if as_json:
         import json
 
-        print(json.dumps({"path": str(path), "ok": True, **summary}, ensure_ascii=False, indent=2), flush=True)
+        payload = {"path": str(path), "ok": True, **summary}
+        print(json.dumps(payload, ensure_ascii=False, indent=2), flush=True)
         return EXIT_OK
     ctx = summary["context_length"] or "unknown"
     template = "yes" if summary["chat_template"] else "no (a generic template will be used)"

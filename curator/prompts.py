@@ -132,6 +132,10 @@ def _as_text(value: Any) -> str:
     return str(value)
 
 
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
 def _split_frontmatter(text: str, where: str) -> tuple[dict[str, Any], str]:
     if text.startswith("\ufeff"):
         text = text[1:]
@@ -169,14 +173,14 @@ def parse_prompt(text: str, source: Path | None = None) -> PromptTemplate:
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         raise PromptError(f"{where}: 'version' must be a positive integer")
     temperature = meta.get("temperature")
-    if not isinstance(temperature, int | float) or isinstance(temperature, bool) or not 0 <= temperature <= 2:
+    if not _is_number(temperature) or not 0 <= temperature <= 2:
         raise PromptError(f"{where}: 'temperature' must be a number from 0 to 2")
     max_tokens = meta.get("max_tokens")
     if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or not 1 <= max_tokens <= 32768:
         raise PromptError(f"{where}: 'max_tokens' must be an integer from 1 to 32768")
 
     repeat_penalty = meta.get("repeat_penalty", 1.0)
-    if not isinstance(repeat_penalty, int | float) or isinstance(repeat_penalty, bool) or not 1 <= repeat_penalty <= 2:
+    if not _is_number(repeat_penalty) or not 1 <= repeat_penalty <= 2:
         raise PromptError(f"{where}: 'repeat_penalty' must be a number from 1 to 2")
 
     placeholders = meta.get("placeholders", [])

@@ -447,6 +447,8 @@ def discover_models(
     return found
 
 
-def discover_for_settings(settings: Any, *, roots: Sequence[SearchRoot] | None = None) -> list[DiscoveredModel]:
+def discover_for_settings(
+    settings: Any, *, roots: Sequence[SearchRoot] | None = None
+) -> list[DiscoveredModel]:
     """:func:`discover_models` with the person's ``model.search_folders`` added."""
     return discover_models(roots, extra_folders=folders_from_setting(str(settings["model.search_folders"])))

@@ -524,9 +524,10 @@ class ModelRuntime:
             if job.call is not None:
                 job.future.set_exception(RuntimeError("the model worker has stopped"))
             else:
-                job.future.set_result(
-                    ModelResult(JobStatus.CANCELLED, kind=job.kind, job_id=job.id, error="the model worker has stopped")
+                stopped_result = ModelResult(
+                    JobStatus.CANCELLED, kind=job.kind, job_id=job.id, error="the model worker has stopped"
                 )
+                job.future.set_result(stopped_result)
             return False
         self._queue.put((job.priority, next(self._seq), job))
         return True
@@ -549,7 +550,9 @@ class ModelRuntime:
         if job.call is not None:
             job.future.set_exception(RuntimeError("cancelled"))
         else:
-            result = ModelResult(JobStatus.CANCELLED, kind=job.kind, job_id=job.id, error="cancelled before it started")
+            result = ModelResult(
+                JobStatus.CANCELLED, kind=job.kind, job_id=job.id, error="cancelled before it started"
+            )
             self._finish(job, result, emit=True)
         return True
 
@@ -595,7 +598,10 @@ class ModelRuntime:
                         if job.call is not None:
                             job.future.set_exception(exc)
                         else:
-                            self._finish(job, ModelResult(JobStatus.ERROR, kind=job.kind, job_id=job.id, error=f"internal error: {exc}"), emit=True)
+                            failed = ModelResult(
+                                JobStatus.ERROR, kind=job.kind, job_id=job.id, error=f"internal error: {exc}"
+                            )
+                            self._finish(job, failed, emit=True)
                 finally:
                     with job.lock:
                         job.state = "done"
@@ -653,7 +659,8 @@ class ModelRuntime:
         try:
             backend = self._factory(path, n_ctx, self._threads)
         except ImportError as exc:
-            raise self._set_error(path, f"the local model runtime (llama-cpp-python) is unavailable: {exc}") from None
+            message = f"the local model runtime (llama-cpp-python) is unavailable: {exc}"
+            raise self._set_error(path, message) from None
         except Exception as exc:  # llama.cpp reports load failures as ValueError/RuntimeError
             raise self._set_error(path, f"{path.name}: llama.cpp could not load it ({exc})") from None
         seconds = time.monotonic() - started
@@ -664,7 +671,9 @@ class ModelRuntime:
             self._model_name = name
             self._loaded_n_ctx = backend.n_ctx
             self._load_seconds = seconds
-        self._emit("model.ready", path=str(path), name=name, n_ctx=backend.n_ctx, load_seconds=round(seconds, 3))
+        self._emit(
+            "model.ready", path=str(path), name=name, n_ctx=backend.n_ctx, load_seconds=round(seconds, 3)
+        )
         return backend
 
     def _set_error(self, path: Path | None, message: str) -> _LoadError:
@@ -694,7 +703,9 @@ class ModelRuntime:
         self._emit("job.started", job_id=job.id, job_kind=job.kind, priority=job.priority)
 
         def fail(status: JobStatus, error: str, **extra: Any) -> None:
-            result = ModelResult(status, kind=job.kind, job_id=job.id, error=error, queued_seconds=queued, **extra)
+            result = ModelResult(
+                status, kind=job.kind, job_id=job.id, error=error, queued_seconds=queued, **extra
+            )
             self._finish(job, result, emit=True)
 
         try:
@@ -761,7 +772,14 @@ class ModelRuntime:
                     if piece:
                         if first_token_at is None:
                             first_token_at = now
-                            self._emit("job.progress", job_id=job.id, job_kind=job.kind, phase="generate", prompt_tokens=plan.prompt_tokens, max_tokens=plan.max_tokens)
+                            self._emit(
+                                "job.progress",
+                                job_id=job.id,
+                                job_kind=job.kind,
+                                phase="generate",
+                                prompt_tokens=plan.prompt_tokens,
+                                max_tokens=plan.max_tokens,
+                            )
                         job.pieces.append(piece)
                         count += 1
                         self._emit("model.token", job_id=job.id, job_kind=job.kind, text=piece, index=count)
@@ -774,16 +792,22 @@ class ModelRuntime:
             # A failed call can leave the KV cache in an odd state; start clean next time.
             with contextlib.suppress(Exception):
                 backend.reset()
-            fail(JobStatus.ERROR, f"model call failed: {exc}", model=model_name, prompt_tokens=plan.prompt_tokens)
+            error = f"model call failed: {exc}"
+            fail(JobStatus.ERROR, error, model=model_name, prompt_tokens=plan.prompt_tokens)
             return
         ended = time.monotonic()
         prompt_seconds = (first_token_at or ended) - started
         generation_seconds = ended - (first_token_at or ended)
-        timing = {"prompt_seconds": prompt_seconds, "generation_seconds": generation_seconds, "completion_tokens": count}
+        timing = {
+            "prompt_seconds": prompt_seconds,
+            "generation_seconds": generation_seconds,
+            "completion_tokens": count,
+        }
         if stopped is None and job.cancel_event.is_set():
             stopped = JobStatus.CANCELLED
         if stopped is JobStatus.CANCELLED:
-            self._finish(job, ModelResult(JobStatus.CANCELLED, error="cancelled", **common, **timing), emit=True)
+            cancelled = ModelResult(JobStatus.CANCELLED, error="cancelled", **common, **timing)
+            self._finish(job, cancelled, emit=True)
             return
         if stopped is JobStatus.TIMEOUT:
             error = f"stopped after the time limit of {timeout:g} s ({count} tokens generated)"
@@ -802,7 +826,9 @@ class ModelRuntime:
                 **timing,
             )
         else:
-            result = ModelResult(JobStatus.OK, text=text, data=data, finish_reason=finish_reason, **common, **timing)
+            result = ModelResult(
+                JobStatus.OK, text=text, data=data, finish_reason=finish_reason, **common, **timing
+            )
         self._finish(job, result, emit=True)
 
 
