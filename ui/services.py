@@ -401,6 +401,7 @@ class StatusSnapshot:
     triggers: str
     model: str
     jobs: list[Any]
+    batches: list[dict[str, Any]] = field(default_factory=list)
 
 
 class StatusService:
@@ -430,7 +431,27 @@ class StatusService:
             pending = [j for j in jobs if getattr(j, "pending", False)]
             if pending:
                 triggers += "\n\nQueued jobs: " + ", ".join(f"{j.kind} ({j.status})" for j in pending)
-        return StatusSnapshot(sources, triggers, self._model_text(), jobs)
+        return StatusSnapshot(sources, triggers, self._model_text(), jobs, self.recent_batches())
+
+    def recent_batches(self, limit: int = 30) -> list[dict[str, Any]]:
+        """The newest batch logs (``Logs/reflector/batch_NNN.json``) of the user, oldest first."""
+        import json
+        import re
+
+        folder = self.engine.paths.user(self.user_id).reflector_logs
+        if not folder.is_dir():
+            return []
+        logs = sorted((int(m.group(1)), p) for p in folder.iterdir()
+                      if (m := re.match(r"^batch_(\d+)\.json$", p.name)))
+        out: list[dict[str, Any]] = []
+        for _number, path in logs[-limit:]:
+            try:
+                data = json.loads(path.read_text("utf-8"))
+            except (OSError, ValueError):
+                continue
+            if isinstance(data, dict):
+                out.append(data)
+        return out
 
     def _model_text(self) -> str:
         runtime = model_runtime(self.engine)

@@ -263,3 +263,29 @@ def test_queue_count_reaches_title_and_tray(qtbot, engine: Engine, staged: Stage
     win.runner.shutdown()
     win.relay.detach()
     win.tray.hide()
+
+
+def test_batch_logs_and_gate_rejections_fill_the_activity_log(qtbot, window: MainWindow, engine: Engine) -> None:
+    import json
+
+    from curator.atomic import atomic_write_text
+
+    folder = engine.paths.user("default").reflector_logs
+    log = {
+        "batch_id": 1, "timestamp": "2026-11-21T09:00:00Z", "turns_reviewed": [1, 2, 3], "trigger": "turn_count",
+        "urgency_score": 2.0,
+        "quality_gate_results": {"items_proposed": 3, "items_passed": 1, "rejections": [
+            {"item": "Maya owns a red bicycle", "gate": "keyword_support", "reason": "bicycle not in turns 1-3"}]},
+        "staged_files": ["Knowledge_staging/Facts/x--abcdef123456.md"], "promoted_files": [], "duration_ms": 2400,
+    }
+    atomic_write_text(folder / "batch_001.json", json.dumps(log))
+    pane = window.status
+    before = pane.activity.rowCount()
+    window.refresh_status()
+    qtbot.waitUntil(lambda: pane.activity.rowCount() >= before + 2, timeout=WAIT)
+    texts = [pane.activity.index(r, 2).data() for r in range(before, pane.activity.rowCount())]
+    assert "batch 1: 3 turns (turn_count), 3 proposed, 1 passed, 1 staged, 2400 ms" in texts
+    assert "keyword_support: bicycle not in turns 1-3 — “Maya owns a red bicycle”" in texts
+    with qtbot.waitSignal(window.runner.op_finished, timeout=WAIT):
+        window.refresh_status()
+    assert pane.activity.rowCount() == before + 2  # a batch is listed once

@@ -82,6 +82,23 @@ def _rejections(now: float, data: dict[str, Any]) -> list[ActivityEntry]:
     return out
 
 
+def describe_batch(log: dict[str, Any]) -> list[ActivityEntry]:
+    """Activity lines for a batch log: the batch, then each gate rejection with its reason."""
+    from curator.clock import parse_iso
+
+    at = parse_iso(str(log.get("timestamp") or "")) or time.time()
+    gates = log.get("quality_gate_results") if isinstance(log.get("quality_gate_results"), dict) else {}
+    staged = log.get("staged_files") if isinstance(log.get("staged_files"), list) else []
+    turns = log.get("turns_reviewed") if isinstance(log.get("turns_reviewed"), list) else []
+    message = (f"batch {log.get('batch_id')}: {len(turns)} turns ({log.get('trigger', '')}), "
+               f"{gates.get('items_proposed', 0)} proposed, {gates.get('items_passed', 0)} passed, "
+               f"{len(staged)} staged, {log.get('duration_ms', 0)} ms")
+    if log.get("error"):
+        message += f" — {log['error']}"
+    entries = [ActivityEntry(at, "batch", message, "error" if log.get("error") else "info")]
+    return entries + [ActivityEntry(at, e.kind, e.message, e.level) for e in _rejections(at, {"quality_gate_results": gates})]
+
+
 def _level_colour(entry: ActivityEntry) -> QColor | None:
     return {"error": QColor("#c8453b"), "warning": QColor("#c86a1a")}.get(entry.level)
 
@@ -99,6 +116,7 @@ class StatusPane(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._job_id = ""
+        self._seen_batches: set[Any] = set()
 
         self.sources: RecordTableModel[Any] = RecordTableModel([
             Column("Source", lambda s: field(s, "path", "root", default="")),
@@ -195,6 +213,11 @@ class StatusPane(QWidget):
         self.triggers_text.setPlainText(snapshot.triggers or "No trigger state yet.")
         if snapshot.model:
             self.model_label.setText(f"Model: {snapshot.model}")
+        for log in snapshot.batches:
+            key = log.get("batch_id")
+            if key not in self._seen_batches:
+                self._seen_batches.add(key)
+                self.add_activity(describe_batch(log))
 
     def add_activity(self, entries: list[ActivityEntry]) -> None:
         for entry in entries:
