@@ -180,6 +180,7 @@ class Engine:
         self.settings.sources.append(source)
         save_settings(self.paths.settings_file, self.settings)
         self.paths.user(user_id).ensure()
+        self._restart_watching()
         return source
 
     def find_source(self, ref: str) -> SourceConfig:
@@ -201,6 +202,7 @@ class Engine:
         source = self.find_source(ref)
         self.settings.sources = [s for s in self.settings.sources if s.id != source.id]
         save_settings(self.paths.settings_file, self.settings)
+        self._restart_watching()
         self.index.forget_source(source.id)
         return source
 
@@ -245,7 +247,14 @@ class Engine:
             self.watcher.start()
         return self.watcher
 
+    def _restart_watching(self) -> None:
+        # The watcher holds its own list of sources; a changed list means a new watcher.
+        if self.watcher is not None:
+            self.stop_watching()
+            self.start_watching()
+
     def stop_watching(self) -> None:
+        """Stop the watcher (pending reads are picked up by the next start-up scan)."""
         if self.watcher is not None:
             self.watcher.stop()
             self.watcher = None
@@ -352,7 +361,8 @@ class Engine:
 
     def close(self) -> None:
         """Stop watching, close the index, release the lock (safe to call twice)."""
-        self.stop_watching() if getattr(self, "watcher", None) is not None else None
+        if getattr(self, "watcher", None) is not None:
+            self.stop_watching()
         triggers = getattr(self, "triggers", None)
         if triggers is not None:
             try:

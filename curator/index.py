@@ -198,6 +198,8 @@ class Index:
         self._connections_lock = threading.Lock()
         self._closed = False
         self._writer = self._connect()
+        if self._schema_ready():
+            return  # no write at all: readers beside a busy watcher never wait here
         with self._write_lock:
             self._writer.executescript(_SCHEMA)
             self._writer.execute(
@@ -209,6 +211,13 @@ class Index:
                 (f"bm25({', '.join(str(w) for w in BM25_WEIGHTS)})",),
             )
             self._writer.commit()
+
+    def _schema_ready(self) -> bool:
+        try:
+            row = self._writer.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        except sqlite3.OperationalError:
+            return False
+        return row is not None and row[0] == str(SCHEMA_VERSION)
 
     # ---- Connections
 
@@ -261,6 +270,7 @@ class Index:
     # ---- Meta
 
     def get_meta(self, key: str, default: str = "") -> str:
+        """A value of the meta table (schema version, ledger positions)."""
         row = self.reader().execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row["value"] if row else default
 
@@ -533,10 +543,12 @@ class Index:
     # ---- Documents
 
     def document_fingerprint(self, rel_path: str) -> str | None:
+        """The size/mtime fingerprint a document was indexed at, or None when not indexed."""
         row = self.reader().execute("SELECT fingerprint FROM documents WHERE path = ?", (rel_path,)).fetchone()
         return row["fingerprint"] if row else None
 
     def document_paths(self) -> list[str]:
+        """Vault-relative paths of every indexed document."""
         return [r["path"] for r in self.reader().execute("SELECT path FROM documents")]
 
     def upsert_document(self, rel_path: str, doc: Document, user_id: str, area: str, fingerprint: str) -> None:

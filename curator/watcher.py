@@ -150,7 +150,7 @@ class Watcher:
     def stop(self, timeout: float = 10.0) -> None:
         """Stop the observer and the worker; pending reads are dropped (a rescan covers them)."""
         self._stop.set()
-        self._queue.put_nowait(("wake", None)) if not self._queue.full() else None
+        self._put(("wake", None))  # end the worker's wait at once
         if self._thread is not None:
             self._thread.join(timeout)
             self._thread = None

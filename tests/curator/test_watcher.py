@@ -277,3 +277,19 @@ def test_native_events_failing_falls_back_to_polling(tmp_path, watching, monkeyp
     with open(source / "chat.jsonl", "a") as handle:
         handle.write(msg("user", "polledword text"))
     assert wait_for(lambda: found_once(engine, "polledword"))
+
+
+def test_a_source_added_while_watching_is_watched(tmp_path, watching):
+    first = tmp_path / "one"
+    first.mkdir()
+    (first / "a.jsonl").write_text(msg("user", "firstsource words"))
+    engine = watching(first)
+    assert wait_for(lambda: len(texts(engine)) == 1)
+    second = tmp_path / "two"
+    second.mkdir()
+    (second / "b.jsonl").write_text(msg("user", "secondsource words"))
+    engine.add_source(second)
+    assert wait_for(lambda: found_once(engine, "secondsource"))
+    with open(second / "b.jsonl", "a") as handle:
+        handle.write(msg("user", "secondlive words"))
+    assert wait_for(lambda: found_once(engine, "secondlive"))
