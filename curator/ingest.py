@@ -187,7 +187,10 @@ class Ingestor:
         applied = 0
         with self._lock:
             for user_id in self.ledger.users():
-                pending = list(self.ledger.read(user_id, self.index.ledger_seq(user_id)))
+                done = self.index.ledger_seq(user_id)
+                if self.ledger.last_seq(user_id) <= done:
+                    continue  # the usual case: nothing to replay, and no need to read it all
+                pending = list(self.ledger.read(user_id, done))
                 if pending:
                     log.log(level, "index is behind the turn ledger of %s by %d records; replaying", user_id, len(pending))
                     self.index.apply_records(user_id, pending)

@@ -50,6 +50,30 @@ class TurnLedger:
                 [json.dumps(r, ensure_ascii=False, sort_keys=True) for r in records],
             )
 
+    def last_seq(self, user_id: str) -> int:
+        """The ``seq`` of the last complete record (0 for none), reading only the file's tail."""
+        path = self.path(user_id)
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError:
+            return 0
+        window = 65536
+        while True:
+            with open(path, "rb") as handle:
+                handle.seek(max(0, size - window))
+                tail = handle.read()
+            lines = tail.split(b"\n")[:-1]  # the piece after the last newline is incomplete
+            if window < size:
+                lines = lines[1:]  # the first piece may start mid-line
+            for raw in reversed(lines):
+                try:
+                    return int(json.loads(raw.decode("utf-8"))["seq"])
+                except (UnicodeDecodeError, ValueError, KeyError, TypeError):
+                    continue
+            if window >= size:
+                return 0
+            window *= 4
+
     def read(self, user_id: str, after_seq: int = 0) -> Iterator[dict[str, Any]]:
         """Records with ``seq > after_seq`` in order; unreadable lines are logged and skipped."""
         path = self.path(user_id)

@@ -277,3 +277,16 @@ def test_ledger_with_a_torn_last_line_is_read_and_appended_safely(tmp_path):
         assert engine.reindex().equal
     finally:
         engine.close()
+
+
+def test_ledger_last_seq_reads_only_the_tail(tmp_path):
+    from curator.turn_ledger import TurnLedger
+    from curator.vault_paths import VaultPaths
+
+    ledger = TurnLedger(VaultPaths(tmp_path))
+    assert ledger.last_seq("default") == 0
+    ledger.append("default", [{"seq": n, "op": "status", "pad": "x" * 5000} for n in range(1, 40)])
+    assert ledger.last_seq("default") == 39
+    with open(ledger.path("default"), "a") as handle:
+        handle.write('{"seq": 40, "op": "sta')
+    assert ledger.last_seq("default") == 39
