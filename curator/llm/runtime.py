@@ -124,6 +124,8 @@ class LlamaBackend:
 
         self._grammars: dict[str, Any] = {}
         self._llama_cpp = llama_cpp
+        # Both phases are capped: measured on a busy 2-core machine, prompt evaluation also
+        # ran 2-3x slower with both cores than with one (see effective_threads).
         self.threads = effective_threads(threads)
         self.llm = llama_cpp.Llama(
             model_path=str(path),
