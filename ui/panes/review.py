@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QObject, Qt, Signal
+from PySide6.QtGui import QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -173,24 +173,46 @@ class ReviewPane(QWidget):
         self.undo_button.clicked.connect(self._on_undo_button_clicked)
         self.evidence.context_requested.connect(self._on_evidence_context_requested)
         self.contradiction.resolved.connect(self._on_contradiction_resolved)
-        for keys, slot in (
-            ("A", self._on_approve_button_clicked),
-            ("E", self._on_edit_button_clicked),
-            ("D", self._on_discard_button_clicked),
-            ("U", self._on_undo_button_clicked),
-            (QKeySequence.StandardKey.Undo, self._on_undo_button_clicked),
-            ("Delete", self._on_discard_button_clicked),
-        ):
-            shortcut = QShortcut(QKeySequence(keys), self.tree)
-            shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
-            shortcut.activated.connect(slot)
-        for keys, slot in (("Ctrl+Return", self._on_approve_button_clicked),
-                           ("Ctrl+Enter", self._on_approve_button_clicked),
-                           ("Escape", self._on_editor_escape)):
-            shortcut = QShortcut(QKeySequence(keys), self.diff.new_edit)
-            shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
-            shortcut.activated.connect(slot)
+        self._tree_keys = {
+            Qt.Key.Key_A: self._on_approve_button_clicked,
+            Qt.Key.Key_E: self._on_edit_button_clicked,
+            Qt.Key.Key_D: self._on_discard_button_clicked,
+            Qt.Key.Key_U: self._on_undo_button_clicked,
+            Qt.Key.Key_Delete: self._on_discard_button_clicked,
+        }
+        self.tree.installEventFilter(self)
+        self.diff.new_edit.installEventFilter(self)
         self._update_enabled()
+
+    # ---- Qt overrides
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Override: A/E/D/U (and Ctrl+Z) act on the queue when it has the keyboard;
+        Ctrl+Enter approves from the editor and Esc goes back to the queue.
+
+        Handled as key presses on the tree rather than window shortcuts, so they work
+        whether or not the window manager made the window active, and the letters never
+        fall through to the tree's type-ahead search.
+        """
+        if watched is self.tree and event.type() == QEvent.Type.KeyPress:
+            assert isinstance(event, QKeyEvent)
+            if event.matches(QKeySequence.StandardKey.Undo):
+                self._on_undo_button_clicked()
+                return True
+            slot = self._tree_keys.get(Qt.Key(event.key()))
+            if slot is not None and not (event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier):
+                slot()
+                return True
+        if watched is self.diff.new_edit and event.type() == QEvent.Type.KeyPress:
+            assert isinstance(event, QKeyEvent)
+            enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+            if enter and event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+                self._on_approve_button_clicked()  # approve the text as edited
+                return True
+            if event.key() == Qt.Key.Key_Escape:
+                self._on_editor_escape()
+                return True
+        return super().eventFilter(watched, event)
 
     # ---- Public API
 
