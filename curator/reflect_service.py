@@ -105,7 +105,7 @@ class RuntimeModelClient:
                 prompt_version=f"{template.name}@{template.version}",
                 finish_reason=result.finish_reason or "stop",
                 settings=settings,
-                problems=tuple(result.problems),
+                problems=_syntax_problems(result.text, result.problems),
             )
         raise ModelCallError(result.error or f"model call ended with {result.status}")
 
@@ -351,6 +351,21 @@ class ReflectionService:
     def _emit_token(self, text: str) -> None:
         job = self._current_job
         self.bus.emit("reflection.token", job_id=job.id if job else "", text=text)
+
+
+def _syntax_problems(text: str, problems: Sequence[str]) -> tuple[str, ...]:
+    """Keep the runtime's problems only when the output is not JSON at all.
+
+    Schema slips inside well-formed JSON (a confidence of 1.5, an extra key) are judged item
+    by item by the reflectors' strict parsers, so one bad item does not void a whole batch.
+    """
+    if not problems:
+        return ()
+    try:
+        json.loads(text)
+    except ValueError:
+        return tuple(problems)
+    return ()
 
 
 def _plain(result: Any) -> dict[str, Any]:
