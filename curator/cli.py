@@ -22,7 +22,7 @@ from typing import Any
 
 from curator import __version__
 
-REGISTRY: list[str] = ["curator.cli_engine", "curator.cli_review", "curator.cli_reflect", "curator.cli_bench"]
+REGISTRY: list[str] = ["curator.cli_engine", "curator.cli_review", "curator.cli_reflect", "curator.cli_models", "curator.cli_bench"]
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
