@@ -10,6 +10,7 @@ from typing import Any
 from curator.cli import CliError, emit, vault_of
 
 JOB_CHOICES = ("batch", "micro", "summary", "all")
+MAX_FOLLOW_UPS = 50
 
 
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
@@ -60,6 +61,14 @@ def cmd_reflect(args: argparse.Namespace) -> int:
             service.request(kind, args.user, prompt=args.prompt if kind == "summary" else None,
                             conversation=args.conversation)
         ran = service.run_pending(kinds=kinds)
+        # A backlog (an import, a long absence) is reviewed batch after batch: each finished
+        # batch lets the triggers see the turns still waiting.
+        for _ in range(MAX_FOLLOW_UPS):
+            engine.triggers.tick()
+            more = service.run_pending(kinds=kinds)
+            if not more:
+                break
+            ran.extend(more)
         if args.stream and not getattr(args, "json", False):
             print()
         rows = [{"job": job.id, "kind": job.kind, "reason": job.reason, **outcome} for job, outcome in ran]

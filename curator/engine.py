@@ -101,6 +101,10 @@ class Engine:
             self.memory = MemoryTools(self.paths, self.index, self.store, self.clock)
             self.watcher: Watcher | None = None
             self.triggers: Any = None
+            self.reflection: Any = None
+            self.review: Any = None
+            self.summaries: Any = None
+            self.runtime: Any = None
             self._last_document_sync = self.clock.now()
             if writer:
                 for user_id in {"default", *(s.user_id for s in self.settings.sources)}:
@@ -357,10 +361,63 @@ class Engine:
             result["triggers"] = triggers
         return result
 
+    # ---- Reflection (the model worker and the reflectors, started on demand)
+
+    def start_reflection(self, *, model_path: Path | str | None = None, post: Any = None) -> Any:
+        """Run queued reflection jobs on a background thread, on one model; returns the service.
+
+        The model itself loads lazily, on the first job (or ``runtime.preload()``).
+        """
+        if self.reflection is None:
+            from curator.reflect_service import ReflectionService
+
+            kwargs: dict[str, Any] = {"model_path": model_path}
+            if post is not None:
+                kwargs["post"] = post
+            self.reflection = ReflectionService(self, **kwargs)
+            self.review = self.reflection.review
+            self.summaries = self.reflection.summaries
+            self.runtime = self.reflection.runtime
+            if self.writer and self.triggers is not None:
+                self.reflection.start()
+        return self.reflection
+
+    def reflect_now(self, user_id: str = "default", kind: str = "summary", prompt: str | None = None) -> Any:
+        """Queue a manual reflection (runs before triggered ones); returns the job."""
+        if self.triggers is None:
+            raise RuntimeError("this vault has no trigger engine to queue a reflection")
+        return self.triggers.request(kind, user_id, prompt=prompt)
+
+    def cancel_job(self, job_id: str) -> Any:
+        """Cancel a queued or running reflection job; a running one stages nothing."""
+        if self.reflection is not None and self.reflection.current_job_id == job_id:
+            self.reflection.cancel_current()
+        if self.triggers is None:
+            return None
+        job = self.triggers.queue.get(job_id)
+        if job is not None and job.status in ("queued", "running"):
+            return self.triggers.queue.cancel(job_id, "cancelled by the person")
+        return job
+
+    def update_settings(self, changes: dict[str, Any]) -> None:
+        """Check, save and apply changed options (each checked against its declaration)."""
+        for key, value in changes.items():
+            self.settings.set(key, value)
+        save_settings(self.paths.settings_file, self.settings)
+        if self.triggers is not None and hasattr(self.triggers, "update_settings"):
+            self.triggers.update_settings(self.settings)
+
     # ---- Closing
 
     def close(self) -> None:
-        """Stop watching, close the index, release the lock (safe to call twice)."""
+        """Stop reflecting and watching, close the index, release the lock (safe to call twice)."""
+        reflection = getattr(self, "reflection", None)
+        if reflection is not None:
+            try:
+                reflection.close()
+            except Exception:
+                log.exception("stopping reflection failed")
+            self.reflection = None
         if getattr(self, "watcher", None) is not None:
             self.stop_watching()
         triggers = getattr(self, "triggers", None)

@@ -306,6 +306,12 @@ class ReflectionService:
 
     # ---- Cancel and the background loop
 
+    @property
+    def current_job_id(self) -> str | None:
+        """Id of the job running now, if any."""
+        job = self._current_job
+        return job.id if job is not None else None
+
     def cancel_current(self) -> bool:
         """Cancel the job that is running now; it stages nothing."""
         job = self._current_job
