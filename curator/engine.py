@@ -390,8 +390,9 @@ class Engine:
 
     def cancel_job(self, job_id: str) -> Any:
         """Cancel a queued or running reflection job; a running one stages nothing."""
-        if self.reflection is not None and self.reflection.current_job_id == job_id:
-            self.reflection.cancel_current()
+        reflection = self.reflection
+        if reflection is not None and job_id in (reflection.current_job_id, reflection.model.model_job_id):
+            reflection.cancel_current()
         if self.triggers is None:
             return None
         job = self.triggers.queue.get(job_id)

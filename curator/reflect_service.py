@@ -109,6 +109,12 @@ class RuntimeModelClient:
             )
         raise ModelCallError(result.error or f"model call ended with {result.status}")
 
+    @property
+    def model_job_id(self) -> str | None:
+        """The model worker's id of the call in flight (what ``model.token`` events carry)."""
+        handle = self._current
+        return str(handle.id) if handle is not None else None
+
     def begin(self) -> None:
         """Start a new job: forget an earlier cancel."""
         with self._lock:

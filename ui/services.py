@@ -466,20 +466,8 @@ class StatusService:
         return f"{name or 'default model'} — {state}{extra}"
 
     def cancel(self, job_id: str) -> Any:
-        """Cancel a running or queued reflection by the job id its events carry."""
-        direct = getattr(self.engine, "cancel_job", None)
-        if callable(direct):
-            return direct(job_id)
-        if job_id.startswith("job-"):
-            trig = getattr(self.engine, "triggers", None)
-            if trig is not None:
-                return trig.queue.cancel(job_id, reason="cancelled in the window")
-        runtime = model_runtime(self.engine)
-        if runtime is None:
-            raise RuntimeError("no model runtime is running in this vault")
-        from curator.model_jobs import cancel_model_job
-
-        return cancel_model_job(runtime, job_id)
+        """Cancel a running or queued reflection by the id its events carry."""
+        return self.engine.cancel_job(job_id)
 
 
 def model_runtime(engine: Any) -> Any:

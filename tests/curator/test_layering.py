@@ -1,3 +1,4 @@
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -8,10 +9,16 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_engine_never_imports_qt_or_ui():
     offenders = []
     for path in (ROOT / "curator").rglob("*.py"):
-        for line in path.read_text("utf-8").splitlines():
-            stripped = line.strip()
-            if stripped.startswith(("import PySide6", "from PySide6", "import ui", "from ui")):
-                offenders.append(f"{path.relative_to(ROOT)}: {stripped}")
+        tree = ast.parse(path.read_text("utf-8"))
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module]
+            for name in names:
+                if name.split(".")[0] in ("PySide6", "ui"):
+                    offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}: {name}")
     assert offenders == []
 
 
