@@ -31,6 +31,7 @@ from curator.reflection.batch import BatchReflector
 from curator.reflection.fingerprints import RejectedMemory
 from curator.reflection.knowledge import VaultKnowledgeIndex
 from curator.reflection.micro import MicroReflector, entries_from_turns
+from curator.reflection.narrowing import narrow
 from curator.reflection.ports import (
     GenerationDefaults,
     ModelCallError,
@@ -52,8 +53,11 @@ SUMMARY_WINDOW = 200
 class RuntimeModelClient:
     """The reflection ``ModelClient`` port over the real model worker.
 
-    Uses the prompt file's own schema for the grammar (it matches the prompt's wording);
-    the reflectors validate the output again against theirs.
+    Uses the prompt file's own schema for the grammar (it matches the prompt's wording),
+    specialised for the call by the reflector's narrowing when it passes one (see
+    ``curator.reflection.narrowing``: only the turns, quotes and ids that were shown); the
+    reflectors validate the output again against theirs. ``seed`` (None: random) makes
+    sampling repeatable, for tests and benchmarks.
     """
 
     def __init__(self, runtime: ModelRuntime, vault: Path, prompts_folder: str = "",
@@ -67,6 +71,7 @@ class RuntimeModelClient:
         self._lock = threading.Lock()
         self._cancelled = False
         self.on_token: Callable[[str], None] | None = None
+        self.seed: int | None = None
 
     @property
     def model_name(self) -> str:
@@ -81,9 +86,13 @@ class RuntimeModelClient:
     def call(self, prompt_name: str, variables: Mapping[str, Any], schema: Mapping[str, Any] | None,
              defaults: GenerationDefaults) -> ModelReply:
         template = load_prompt(prompt_name, vault=self.vault, folder=self.prompts_folder)
-        grammar = template.output_schema if template.output_schema is not None else (
+        base = template.output_schema if template.output_schema is not None else (
             dict(schema) if schema is not None else None)
-        request = template.request(variables, schema=grammar)
+        grammar = narrow(base, variables)
+        overrides: dict[str, Any] = {"schema": grammar}
+        if self.seed is not None:
+            overrides["seed"] = self.seed
+        request = template.request(variables, **overrides)
         with self._lock:
             if self._cancelled:
                 raise ModelCancelled("cancelled before the model call")

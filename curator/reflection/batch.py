@@ -39,6 +39,7 @@ from curator.reflection.gates import (
     confidence_for,
     proposals_from_batch,
 )
+from curator.reflection.narrowing import NARROWING_KEY, batch_narrowing
 from curator.reflection.pipeline import draft_for, flag, provenance, route_contradiction, stage_all
 from curator.reflection.ports import (
     GenerationDefaults,
@@ -122,8 +123,10 @@ def render_turn(turn: IndexedTurn) -> str:
     """One turn as the model sees it: number, role, speaker, text and any context."""
     if not isinstance(turn.text, str):
         raise ValueError("turn text is not text")
-    speaker = f" ({turn.speaker})" if turn.speaker else ""
-    block = f"[turn {turn.number}] {turn.role}{speaker}:\n{turn.text.strip()}"
+    # One line per turn, as in the prompt's example: a small model copies from what it sees
+    # next to the turn number.
+    speaker = f" ({turn.speaker})" if turn.speaker and turn.speaker.casefold() != turn.role.casefold() else ""
+    block = f"[turn {turn.number}] {turn.role}{speaker}: {turn.text.strip()}"
     if turn.context and turn.context.strip():
         block += f"\n[context of turn {turn.number}]\n{turn.context.strip()}"
     return block
@@ -231,6 +234,8 @@ class BatchReflector:
             "turns": batch.blocks,
             "turn_numbers": ", ".join(str(t.number) for t in batch.turns),
             "existing_knowledge": existing,
+            # Grammar narrowing: cite only shown turns, copy only their sentences, name only shown ids.
+            NARROWING_KEY: batch_narrowing(batch.turns, [d.doc_id for d in knowledge]),
         }
         reply = self._call(variables, record)
         if reply is None:

@@ -27,6 +27,7 @@ from curator.reflection.batch import StagedRef, setting, top_keywords
 from curator.reflection.contradictions import ContradictionDetector, ModelConfirmer
 from curator.reflection.fingerprints import RejectedMemory
 from curator.reflection.gates import Proposal, QualityGates, Rejection, confidence_for
+from curator.reflection.narrowing import NARROWING_KEY, MicroNarrowing, quote_options
 from curator.reflection.pipeline import draft_for, flag, provenance, route_contradiction, stage_all
 from curator.reflection.ports import GenerationDefaults, KnowledgeDoc, KnowledgeIndex, ModelCancelled, ModelClient
 from curator.reflection.schemas import MICRO_SCHEMA, SchemaError, parse_micro_output, short
@@ -214,6 +215,10 @@ class MicroReflector:
             "max_facts": str(max_facts),
             "existing_facts": [f'[{d.doc_id}] "{" ".join(d.text.split())[:300]}"' for d in existing],
             "excerpt": excerpt.text,
+            # Grammar narrowing: evidence is one of the people's sentences, names are authors.
+            NARROWING_KEY: MicroNarrowing(
+                [q for e in excerpt.entries if not e.is_bot for q in quote_options(e.content)],
+                authors, [" ".join(d.text.split())[:300] for d in existing]),
         }
         try:
             reply = self.model.call(PROMPT_NAME, variables, MICRO_SCHEMA, DEFAULTS)

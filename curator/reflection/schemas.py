@@ -386,7 +386,7 @@ def parse_batch_output(raw: str) -> BatchOutput:
 
     for item in _section(data, "new_facts", out.notes):
         try:
-            r = _Reader(item, ("title", "content", "source_turns", "related_existing", "category"))
+            r = _Reader(item, ("quote", "title", "content", "source_turns", "related_existing", "category"))
             content = r.text("content")
             title = r.text("title", required=False, limit=MAX_TITLE) or content[:60]
             out.new_facts.append(
@@ -415,7 +415,7 @@ def parse_batch_output(raw: str) -> BatchOutput:
             out.rejected.append(ItemRejection("connections", short(item), str(exc)))
     for item in _section(data, "open_questions", out.notes):
         try:
-            r = _Reader(item, ("question", "source_turns", "why_unresolved"))
+            r = _Reader(item, ("quote", "question", "source_turns", "why_unresolved"))
             out.open_questions.append(
                 OpenQuestion(r.text("question"), r.turns(), r.text("why_unresolved", required=False), r.notes)
             )

@@ -1,0 +1,236 @@
+"""Per-call narrowing of a prompt's output schema to what the model was actually shown.
+
+The prompt file's ``output_schema`` stays the base contract. For one call, a reflector
+knows more: which turn numbers it showed, which sentences those turns contain, which
+existing ids it listed. A :class:`Narrowing` carries that knowledge to the model client,
+which applies it to the prompt's schema before building the grammar
+(``RuntimeModelClient.call``). Generation then cannot cite a turn that was not shown,
+quote a sentence that is not there or name an id that was not listed.
+
+This changes how we *ask*, never what passes: the reflectors parse and gate the output
+exactly as before (turn existence, keyword support, evidence-in-excerpt, ids checked
+against the vault, untrusted flags). A model that writes a made-up fact after copying a
+real sentence is still rejected by the keyword gate.
+
+Only sentences a *person* wrote are offered as quotes (the assistant's words are not
+evidence of a lasting fact about the person), and a sentence that reads like an instruction
+to an assistant is never offered: it is conversation, not a memory.
+
+Transport: the reflector puts the narrowing into the call's variables under
+:data:`NARROWING_KEY`. Prompt rendering only reads placeholders, so clients that do not know
+about narrowing (scripted test models) ignore it.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from curator.reflection.untrusted import instruction_reasons, invisible_characters
+
+NARROWING_KEY = "_narrowing"
+QUOTE_MAX = 240
+MIN_QUOTE_WORDS = 3
+MAX_QUOTES_PER_TURN = 6
+
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[\"'“‘(A-Z0-9])")
+
+
+_ABBREVIATION_RE = re.compile(r"(?:^|\s)(?:St|Dr|Mr|Mrs|Ms|Mt|Jr|Sr|Prof|vs|etc|e\.g|i\.e|[A-Z])\.$")
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text`` as they are written (whitespace collapsed), in order.
+
+    "St. Clair" or "J. Smith" does not end a sentence.
+    """
+    flat = " ".join(str(text or "").split())
+    out: list[str] = []
+    for piece in _SENTENCE_RE.split(flat):
+        piece = piece.strip()
+        if not piece:
+            continue
+        if out and _ABBREVIATION_RE.search(out[-1]):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return out
+
+
+def quote_options(text: str, limit: int = QUOTE_MAX) -> list[str]:
+    """Sentences of ``text`` a fact could be quoted from.
+
+    Each option is a verbatim substring of the whitespace-collapsed text (cut at ``limit``
+    characters), has at least :data:`MIN_QUOTE_WORDS` words and reads like conversation,
+    not like an instruction to an assistant or a carrier of invisible characters.
+    """
+    out: list[str] = []
+    parts = sentences(text)
+    whole = " ".join(str(text or "").split())
+    if len(parts) > 1 and len(whole) <= limit and not instruction_reasons(whole) and not invisible_characters(whole):
+        out.append(whole)  # a short turn whole: "He walks Pixel" needs the sentence before it
+    for sentence in parts:
+        quote = sentence[:limit].strip()
+        if len(quote.split()) < MIN_QUOTE_WORDS:
+            continue
+        if instruction_reasons(quote) or invisible_characters(quote):
+            continue
+        if quote not in out:
+            out.append(quote)
+        if len(out) >= MAX_QUOTES_PER_TURN:
+            break
+    return out
+
+
+def _object_items(schema: Mapping[str, Any], section: str) -> dict[str, Any] | None:
+    """The item schema of array property ``section`` of an object schema, or None."""
+    prop = schema.get("properties", {}).get(section)
+    if not isinstance(prop, dict) or not isinstance(prop.get("items"), dict):
+        return None
+    return prop
+
+
+def _reorder(properties: Mapping[str, Any], first: Sequence[str]) -> dict[str, Any]:
+    """``properties`` with the names in ``first`` moved to the front, in that order."""
+    out = {name: properties[name] for name in first if name in properties}
+    out.update({k: v for k, v in properties.items() if k not in out})
+    return out
+
+
+@dataclass(frozen=True)
+class BatchNarrowing:
+    """What a batch call showed: quotable sentences per turn number, and the listed ids.
+
+    Applied to the ``batch_reflector`` schema: every item of ``new_facts`` and
+    ``open_questions`` becomes "one of: a quote from turn N, then ``source_turns`` = [N]"
+    (so the turn a fact cites is the turn its words were copied from); ids in
+    ``related_existing``, ``existing_id``, ``id_a`` and ``id_b`` may only be listed ids,
+    and sections that need an id are empty when none was listed.
+    """
+
+    quotes: Mapping[int, Sequence[str]]
+    existing_ids: Sequence[str] = ()
+    quote_key: str = "quote"
+
+    def apply(self, schema: Mapping[str, Any]) -> dict[str, Any]:
+        out = copy.deepcopy(dict(schema))
+        turns = {n: list(q) for n, q in self.quotes.items() if q}
+        ids = [i for i in dict.fromkeys(self.existing_ids) if i]
+        for section, text_key in (("new_facts", "content"), ("open_questions", "question")):
+            prop = _object_items(out, section)
+            if prop is None:
+                continue
+            if not turns:
+                prop["maxItems"] = 0
+                continue
+            item = prop["items"]
+            props = dict(item.get("properties", {}))
+            if "source_turns" not in props or text_key not in props:
+                continue
+            if "related_existing" in props:
+                props["related_existing"] = _id_list(props["related_existing"], ids)
+            alternatives = []
+            for number, quotes in sorted(turns.items()):
+                alt_props = dict(props)
+                alt_props[self.quote_key] = {"type": "string", "enum": list(quotes)}
+                alt_props["source_turns"] = {"type": "array", "minItems": 1, "maxItems": 1,
+                                             "items": {"type": "integer", "enum": [number]}}
+                alt_props = _reorder(alt_props, [self.quote_key, "source_turns", text_key])
+                required = [k for k in alt_props if k in set(item.get("required", [])) | {self.quote_key}]
+                alternatives.append({"type": "object", "additionalProperties": False,
+                                     "required": required, "properties": alt_props})
+            prop["items"] = alternatives[0] if len(alternatives) == 1 else {"anyOf": alternatives}
+        for section, keys in (("corrections", ("existing_id", "existing_file")), ("connections", ("id_a", "id_b", "file_a", "file_b"))):
+            prop = _object_items(out, section)
+            if prop is None:
+                continue
+            if not ids or (section == "connections" and len(ids) < 2) or not turns:
+                prop["maxItems"] = 0
+                continue
+            props = prop["items"].get("properties", {})
+            for key in keys:
+                if key in props:
+                    props[key] = {"type": "string", "enum": list(ids)}
+            if "source_turns" in props:
+                props["source_turns"] = _turn_list(props["source_turns"], sorted(turns))
+        return out
+
+
+@dataclass(frozen=True)
+class MicroNarrowing:
+    """What a micro-reflection call showed: quotable sentences, author names, known facts.
+
+    Applied to the ``micro_reflection`` schema: ``evidence`` comes first and is one of the
+    quotable sentences; ``subjectName`` is one of the authors (or empty); ``supersedes`` is
+    one of the known facts' texts (or empty).
+    """
+
+    quotes: Sequence[str]
+    authors: Sequence[str] = ()
+    known_facts: Sequence[str] = ()
+    first: Sequence[str] = field(default=("evidence", "subject", "subjectName", "fact"))
+
+    def apply(self, schema: Mapping[str, Any]) -> dict[str, Any]:
+        out = copy.deepcopy(dict(schema))
+        prop = _object_items(out, "facts")
+        if prop is None:
+            return out
+        quotes = list(dict.fromkeys(q for q in self.quotes if q))
+        if not quotes:
+            prop["maxItems"] = 0
+            return out
+        item = prop["items"]
+        props = dict(item.get("properties", {}))
+        if "evidence" in props:
+            props["evidence"] = {"type": "string", "enum": quotes}
+        if "subjectName" in props:
+            props["subjectName"] = {"type": "string", "enum": [*dict.fromkeys(a for a in self.authors if a), ""]}
+        if "supersedes" in props:
+            known = [k for k in dict.fromkeys(self.known_facts) if k and len(k) <= 300]
+            props["supersedes"] = {"type": "string", "enum": ["", *known]}
+        item["properties"] = _reorder(props, list(self.first))
+        if "required" in item:
+            item["required"] = [k for k in item["properties"] if k in set(item["required"])]
+        return out
+
+
+def _id_list(base: Mapping[str, Any], ids: Sequence[str]) -> dict[str, Any]:
+    narrowed = dict(base)
+    if not ids:
+        narrowed["maxItems"] = 0
+        narrowed["items"] = {"type": "string", "maxLength": 0}
+    else:
+        narrowed["items"] = {"type": "string", "enum": list(ids)}
+    return narrowed
+
+
+def _turn_list(base: Mapping[str, Any], numbers: Sequence[int]) -> dict[str, Any]:
+    narrowed = dict(base)
+    narrowed["items"] = {"type": "integer", "enum": list(numbers)}
+    narrowed["maxItems"] = min(int(base.get("maxItems", len(numbers))), max(1, len(numbers)))
+    return narrowed
+
+
+def batch_narrowing(turns: Iterable[Any], existing_ids: Sequence[str]) -> BatchNarrowing:
+    """Quotable sentences of the person's turns (role ``user``), by turn number."""
+    quotes: dict[int, list[str]] = {}
+    for turn in turns:
+        if getattr(turn, "role", "") != "user" or not isinstance(getattr(turn, "text", None), str):
+            continue
+        options = quote_options(turn.text)
+        if options:
+            quotes[int(turn.number)] = options
+    return BatchNarrowing(quotes, tuple(existing_ids))
+
+
+def narrow(schema: Mapping[str, Any] | None, variables: Mapping[str, Any]) -> dict[str, Any] | None:
+    """``schema`` specialised by the call's narrowing (a copy), or ``schema`` itself."""
+    if schema is None:
+        return None
+    narrowing = variables.get(NARROWING_KEY)
+    if narrowing is None or not hasattr(narrowing, "apply"):
+        return dict(schema)
+    return narrowing.apply(schema)
