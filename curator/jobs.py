@@ -215,7 +215,7 @@ class JobQueue:
         Args:
             path: The JSON file, normally ``<vault>/Logs/jobs.json``.
             clock: Time source for ``created_at``/``started_at``/``finished_at``.
-            events: Optional bus; every change is emitted as ``job.<status>`` with
+            events: Optional bus; every change is emitted as ``jobs.<status>`` (``job.*`` belongs to the model worker) with
                 ``job=<Job.to_dict()>``.
             history_limit: Finished jobs kept (newest first); pending jobs are always kept.
         """
@@ -536,7 +536,7 @@ class JobQueue:
             listeners = list(self._listeners)
         for job, old in changes:
             if self.events is not None:
-                self.events.emit(f"job.{job.status}", job=job.to_dict(), previous=old)
+                self.events.emit(f"jobs.{job.status}", job=job.to_dict(), previous=old)
             for listener in listeners:
                 try:
                     listener(job, old)

@@ -207,7 +207,7 @@ class ReflectionService:
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._wake = threading.Event()
-        self._unsubscribe = self.bus.subscribe(lambda _e: self._wake.set(), "job.queued")
+        self._unsubscribe = self.bus.subscribe(lambda _e: self._wake.set(), "jobs.queued")
 
     # ---- Reflectors (built per job so they see current settings)
 
@@ -237,7 +237,7 @@ class ReflectionService:
         """Run queued jobs of ``kinds`` until none is left (or ``limit`` ran); returns what ran."""
         done: list[tuple[Job, dict[str, Any]]] = []
         kinds = tuple(kinds)
-        while limit is None or len(done) < limit:
+        while (limit is None or len(done) < limit) and not self._stop.is_set():
             job = self.queue.claim(kinds)
             if job is None:
                 break
@@ -339,7 +339,6 @@ class ReflectionService:
         """Run queued jobs on a background thread as they arrive."""
         if self._thread is not None:
             return
-        self._stop.clear()
 
         def loop() -> None:
             while not self._stop.is_set():
@@ -354,7 +353,7 @@ class ReflectionService:
         self._thread.start()
 
     def stop(self) -> None:
-        """Stop the background loop (the job in flight is cancelled)."""
+        """Stop running jobs for good (the job in flight is cancelled, nothing new starts)."""
         self._stop.set()
         self._wake.set()
         self.cancel_current()

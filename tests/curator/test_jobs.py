@@ -171,14 +171,14 @@ def test_history_is_bounded_but_pending_jobs_are_kept(tmp_path: Path, clock: Man
 def test_events_and_listeners(tmp_path: Path, clock: ManualClock) -> None:
     bus = EventBus()
     seen: list[Event] = []
-    bus.subscribe(seen.append, "job.")
+    bus.subscribe(seen.append, "jobs.")
     queue = JobQueue(tmp_path / "jobs.json", clock=clock, events=bus)
     changes: list[tuple[str, str | None]] = []
     queue.subscribe(lambda job, old: changes.append((job.status, old)))
     job, _ = queue.enqueue("batch", "alice", reason="x")
     queue.claim()
     queue.mark_done(job.id)
-    assert [e.kind for e in seen] == ["job.queued", "job.running", "job.done"]
+    assert [e.kind for e in seen] == ["jobs.queued", "jobs.running", "jobs.done"]
     assert seen[0].data["job"]["id"] == job.id
     assert changes == [("queued", None), ("running", "queued"), ("done", "running")]
 
