@@ -79,10 +79,13 @@ def evaluate(name: str, source: Path, work: Path, seed: int | None) -> dict[str,
                     b["staged"] += len(outcome.get("staged") or [])
                     b.setdefault("statuses", []).append(outcome.get("status"))
                 else:
-                    report["micro"] = {"status": outcome.get("status"), "proposed": outcome.get("facts_proposed", 0),
-                                       "staged": len(outcome.get("staged") or []),
-                                       "passed": len(outcome.get("staged") or []),
-                                       "error": outcome.get("error", "")}
+                    m = report["micro"]
+                    m["runs"] = m.get("runs", 0) + 1
+                    m["proposed"] = m.get("proposed", 0) + int(outcome.get("facts_proposed", 0))
+                    m["passed"] = m.get("passed", 0) + len(outcome.get("staged") or [])
+                    m["staged"] = m.get("staged", 0) + len(outcome.get("staged") or [])
+                    m["status"] = f"{m.get('status', '')} {outcome.get('status')}".strip()
+                    m["error"] = f"{m.get('error', '')} {outcome.get('error', '')}".strip()
                 for rej in outcome.get("rejections") or []:
                     report.setdefault("rejections", []).append(f"{kind}/{rej['gate']}: {rej['item'][:60]} -- {rej['reason'][:80]}")
         docs, _ = service.review.staging.scan("default") if hasattr(service.review, "staging") else ([], [])

@@ -242,8 +242,15 @@ class MicroReflector:
         excerpt_norm = normalise_quote(excerpt.text)
         single_author = name_to_id.get(authors[0].casefold()) if len(authors) == 1 else None
         passing: list[Proposal] = []
+        seen: set[str] = set()
         for fact in output.facts[:max_facts]:
             item = Proposal("fact", "facts", fact.fact[:80], fact.fact, "Facts", notes=list(fact.notes))
+            # A small model repeats itself: the same fact twice in one reply is one proposal.
+            key = normalise_quote(fact.fact)
+            if key in seen:
+                result.rejections.append(Rejection(item.label(), "dedup", "repeats an earlier fact of the same reply"))
+                continue
+            seen.add(key)
             quote = normalise_quote(fact.evidence)
             if not quote or quote not in excerpt_norm:
                 result.rejections.append(Rejection(item.label(), "evidence", "evidence quote does not occur in the excerpt"

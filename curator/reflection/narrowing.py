@@ -70,7 +70,8 @@ def quote_options(text: str, limit: int = QUOTE_MAX) -> list[str]:
     out: list[str] = []
     parts = sentences(text)
     whole = " ".join(str(text or "").split())
-    if len(parts) > 1 and len(whole) <= limit and not instruction_reasons(whole) and not invisible_characters(whole):
+    if len(parts) > 1 and len(whole) <= limit and len(whole.split()) >= MIN_QUOTE_WORDS \
+            and not instruction_reasons(whole) and not invisible_characters(whole):
         out.append(whole)  # a short turn whole: "He walks Pixel" needs the sentence before it
     for sentence in parts:
         quote = sentence[:limit].strip()
