@@ -12,12 +12,13 @@ approves the bytes on disk now and prints exactly what it approved.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from curator.doc_store import DocumentStore
 from curator.reflection.review import ChangedOnDiskError, FlaggedItemError, ReviewEngine, ReviewError
 from curator.vault_paths import VaultPaths
 
@@ -30,13 +31,33 @@ def _vault(args: argparse.Namespace) -> Path:
     return default_vault()
 
 
-def _engine(args: argparse.Namespace) -> ReviewEngine:
+@contextlib.contextmanager
+def _review(args: argparse.Namespace) -> Iterator[ReviewEngine]:
+    """Review actions over the vault's engine, so search and evidence see the index.
+
+    When a running ``curator watch`` holds the vault, the actions work on the files alone and
+    that process brings its index up to date on its next rescan.
+    """
     paths = VaultPaths(_vault(args))
     if not paths.root.is_dir():
         raise ReviewError(f"no vault at {paths.root}")
-    # The search index is brought up to date from the files by the engine's document sync;
-    # a long-running app passes its DocumentIndex adapter to ReviewEngine instead.
-    return ReviewEngine(paths, DocumentStore(paths))
+    from curator.engine import Engine
+    from curator.reflect_service import EngineDocumentIndex, IndexTurnSource
+    from curator.reflection.ports import DocumentIndex, NullDocumentIndex
+    from curator.vault_lock import VaultLockedError
+
+    index: DocumentIndex
+    try:
+        engine = Engine(paths.root, triggers=False)
+        index = EngineDocumentIndex(engine)
+    except VaultLockedError:
+        engine = Engine(paths.root, writer=False, triggers=False)
+        index = NullDocumentIndex()
+    try:
+        yield ReviewEngine(paths, engine.store, index=index, turns=IndexTurnSource(engine.index),
+                           events=engine.bus, clock=engine.clock)
+    finally:
+        engine.close()
 
 
 def register(subparsers: Any, common: argparse.ArgumentParser | None = None) -> None:
@@ -99,9 +120,17 @@ def _current_hash(engine: ReviewEngine, args: argparse.Namespace) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Run one ``review`` subcommand; returns the exit code."""
+    try:
+        with _review(args) as engine:
+            return _run(args, engine)
+    except ReviewError as exc:
+        _out(args, {"error": str(exc)}, f"refused: {exc}")
+        return 1
+
+
+def _run(args: argparse.Namespace, engine: ReviewEngine) -> int:
     command = args.review_command
     try:
-        engine = _engine(args)
         if command == "list":
             listing = engine.list_items(args.user, args.kind)
             lines = []
