@@ -39,7 +39,7 @@ QUICK = Sizes(
     baseline_queries={1_000: 100, 10_000: 40}, freshness_alone=15, freshness_bursts=1,
     burst_lines=1_000, burst_probes=10, locomo_repeats=2, reflection_repeats=1,
     quality_conversations=None, quality_batches=1, quality_reflect_conversations=1, stall_seconds=0.0,
-    reflect_max_tokens=320,
+    reflect_max_tokens=640,
 )
 FULL = Sizes(
     ingest_corpus=100_000, ingest_files=20, search_sizes=(1_000, 10_000, 100_000), search_queries=400,

@@ -172,18 +172,17 @@ def run(ctx: BenchContext) -> SuiteOutcome:
         outcome.figures.append(Figure(NAME, "(c) after reflection + approval", "share", math.nan,
                                       note=f"not measured: {reason}"))
         return outcome
-    _reflected(ctx, outcome, vaults, b_all)
+    _reflected(ctx, outcome, vaults)
     return outcome
 
 
-def _reflected(ctx: BenchContext, outcome: SuiteOutcome, convs: list[tuple[LocomoConversation, Path, Scores]],
-               b_all: Scores) -> None:
+def _reflected(ctx: BenchContext, outcome: SuiteOutcome, convs: list[tuple[LocomoConversation, Path, Scores]]) -> None:
     """Suite (c): batch reflections over each conversation's first turns, approve all, re-score."""
     from curator.bench.suites.reflection import make_runtime
 
     max_batches = ctx.sizes.quality_batches
     limit = ctx.sizes.quality_reflect_conversations
-    c_all, c_in, b_in = Scores(), Scores(), Scores()
+    c_all, c_in, b_same, b_in = Scores(), Scores(), Scores(), Scores()
     details = []
     runtime = make_runtime(ctx)
     try:
@@ -203,6 +202,7 @@ def _reflected(ctx: BenchContext, outcome: SuiteOutcome, convs: list[tuple[Locom
             finally:
                 engine.close()
             c_all.extend(c)
+            b_same.extend(b)
             c_in.extend(c.subset(inside))
             b_in.extend(b.subset(inside))
             sessions = {t.session for t in conv.turns[:upto]}
@@ -226,7 +226,8 @@ def _reflected(ctx: BenchContext, outcome: SuiteOutcome, convs: list[tuple[Locom
             f"{runtime.model_path.name if runtime.model_path else '?'}, every staged item approved")
     if ctx.sizes.reflect_max_tokens:
         note += f"; output limited to {ctx.sizes.reflect_max_tokens} tokens (quick)"
-    _recall_figures(outcome, "(c) after reflection, all questions", c_all, b_all, "(b) curator search",
+    _recall_figures(outcome, "(c) after reflection, questions of reflected conversations", c_all, b_same,
+                    "(b) same questions",
                     c_all.count, note)
     _recall_figures(outcome, "(c) after reflection, questions inside reflected turns", c_in, b_in,
                     "(b) same questions", c_in.count, note)
