@@ -26,7 +26,7 @@ from curator.events import EventBus
 from curator.reflection.batch import StagedRef, setting, top_keywords
 from curator.reflection.contradictions import ContradictionDetector, ModelConfirmer
 from curator.reflection.fingerprints import RejectedMemory
-from curator.reflection.gates import Proposal, QualityGates, Rejection, confidence_for
+from curator.reflection.gates import DEFAULT_KEYWORD_SUPPORT, Proposal, QualityGates, Rejection, confidence_for, keyword_support
 from curator.reflection.narrowing import NARROWING_KEY, MicroNarrowing, quote_options
 from curator.reflection.pipeline import draft_for, flag, provenance, route_contradiction, stage_all
 from curator.reflection.ports import GenerationDefaults, KnowledgeDoc, KnowledgeIndex, ModelCancelled, ModelClient
@@ -239,6 +239,7 @@ class MicroReflector:
         for extra in output.facts[max_facts:]:
             result.rejections.append(Rejection(f"facts: {short(extra.fact, 70)}", "cap", f"more than {max_facts} facts"))
         gates = QualityGates(user_id, _NoTurns(), self.knowledge, self.rejected)
+        threshold = float(setting(self.settings, "gates.keyword_support") or DEFAULT_KEYWORD_SUPPORT)
         excerpt_norm = normalise_quote(excerpt.text)
         single_author = name_to_id.get(authors[0].casefold()) if len(authors) == 1 else None
         passing: list[Proposal] = []
@@ -269,6 +270,14 @@ class MicroReflector:
                     continue
             item.cited = [e.turn for e in excerpt.entries if e.turn is not None and quote in normalise_quote(e.content)]
             item.source_turns = [t.number for t in item.cited]
+            # A real quote does not make the fact true: the fact's own words must be in the
+            # turns the quote came from, as the batch keyword gate demands of batch items.
+            support = keyword_support(fact.fact, item.cited, threshold)
+            if item.cited and not support.passed:
+                result.rejections.append(Rejection(item.label(), "keyword", support.reason))
+                continue
+            if item.cited:
+                item.gates.append("keyword")
             item.fields.update({"subject": fact.subject, "subject_name": fact.subject_name, "subject_id": subject_id,
                                 "fact_type": fact.type, "evidence": fact.evidence,
                                 "model_confidence": round(fact.confidence, 2), "trigger": trigger})

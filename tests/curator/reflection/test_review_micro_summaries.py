@@ -270,3 +270,18 @@ def test_summary_is_capped_to_max_tokens(vault: VaultPaths, store: DocumentStore
     result = writer.generate(USER, list(turns.turns.values()))
     assert result.truncated and result.document is not None
     assert len(turn_pair(result.document)[1].split()) == 64
+
+
+def test_micro_fact_must_be_supported_by_the_turn_its_quote_comes_from(
+        vault: VaultPaths, store: DocumentStore, clock: ManualClock) -> None:
+    model = ScriptedModel([{"facts": [
+        micro_fact("Maya owns a sailing boat called Seagull and races it.", "allergic to peanuts"),
+        micro_fact("Maya is allergic to peanuts.", "allergic to peanuts"),
+    ]}])
+    micro = MicroReflector(vault, store, VaultKnowledgeIndex(store), model, clock=clock)
+    result = micro.run(USER, CHAT, trigger="silence")
+    assert [r.gate for r in result.rejections] == ["keyword"]
+    assert "Seagull" in result.rejections[0].reason or "sail" in result.rejections[0].reason
+    staged = [Document.load(vault.user(USER).root / s.path) for s in result.staged]
+    assert [d.body.strip() for d in staged] == ["Maya is allergic to peanuts."]
+    assert "keyword" in staged[0].get("gates", [])
