@@ -33,6 +33,7 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
                                                     "(default: the bundled default model)")
     p.add_argument("--suite", nargs="+", choices=SUITES, metavar="NAME",
                    help=f"run only these suites ({', '.join(SUITES)})")
+    p.add_argument("--markdown", metavar="FILE", help="also write a README Performance section to FILE")
     p.add_argument("--keep", metavar="DIR", help="work in DIR and keep the vaults and corpora made there")
     p.set_defaults(handler=cmd_bench)
 
@@ -56,6 +57,17 @@ def cmd_bench(args: argparse.Namespace) -> int:
         out = Path(args.out).expanduser()
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+
+    if args.markdown:
+        from curator.bench.report import performance_markdown
+
+        command = "curator bench" + (" --quick" if args.quick else "")
+        command += f" --data {args.data}" if args.data else ""
+        command += f" --model {args.model}" if args.model else ""
+        command += (" --suite " + " ".join(args.suite)) if args.suite else ""
+        md = Path(args.markdown).expanduser()
+        md.parent.mkdir(parents=True, exist_ok=True)
+        md.write_text(performance_markdown(doc, command), encoding="utf-8")
 
     def text() -> str:
         head = f"curator bench ({meta['mode']}, {meta['seconds']:.0f} s"

@@ -171,3 +171,37 @@ def document(outcomes: list[SuiteOutcome], meta: dict[str, Any]) -> dict[str, An
         "suites": [o.to_dict() for o in outcomes],
         "figures": [f.to_dict() for o in outcomes for f in o.figures],
     }
+
+
+def performance_markdown(doc: dict[str, Any], command: str) -> str:
+    """A README "Performance" section from a run's JSON document."""
+    meta = doc["meta"]
+    m = meta.get("machine", {})
+    outcomes = [SuiteOutcome(s["name"], [Figure(**{k: v for k, v in f.items() if k != "ratio"}) for f in s["figures"]],
+                             skipped=s.get("skipped", ""), error=s.get("error", "")) for s in doc["suites"]]
+    for o in outcomes:
+        for f in o.figures:
+            for key in ("median", "p95", "baseline"):
+                if getattr(f, key) is None and key == "median":
+                    f.median = math.nan
+    lines = [
+        "## Performance",
+        "",
+        f"Measured on {meta['date'][:10]} ({meta['mode']} run, {meta['seconds']:.0f} s) on a shared "
+        f"{m.get('cpus', '?')}-core machine ({m.get('processor', '?')}, Python {m.get('python', '?')}). "
+        "Timings are medians over repeated runs; each ratio is the figure divided by its baseline, "
+        "measured in the same run (the `better` column says which way is good).",
+        "",
+        "Reproduce with:",
+        "",
+        "```",
+        command,
+        "```",
+        "",
+        render_table(outcomes, markdown=True),
+        "",
+    ]
+    notes = [f"- {f['suite']} / {f['name']}: {f['note']}" for f in doc["figures"] if f.get("note")]
+    if notes:
+        lines += ["Notes:", "", *notes, ""]
+    return "\n".join(lines)

@@ -192,3 +192,18 @@ def test_cli_registers_bench() -> None:
     parser = cli.build_parser()
     args = parser.parse_args(["bench", "--quick", "--suite", "search", "ingest", "--json"])
     assert args.quick and args.suite == ["search", "ingest"] and args.json
+
+
+def test_performance_markdown_from_json() -> None:
+    from curator.bench.report import performance_markdown
+
+    outcomes = [SuiteOutcome("search", figures=[figure_from("search", "unified search", "ms", [1.0, 3.0],
+                                                            baseline_samples=[4.0], baseline_name="bm25",
+                                                            note="a note")])]
+    doc = json.loads(json.dumps(document(outcomes, {"mode": "full", "date": "2026-01-02T03:04:05+00:00",
+                                                    "seconds": 600.0})))
+    md = performance_markdown(doc, "curator bench")
+    assert md.startswith("## Performance")
+    assert "2026-01-02" in md and "curator bench" in md
+    assert "| search | unified search | 2.00 | 3.00 | ms | 2 | 4.00 (bm25) | 0.5x | lower |" in md
+    assert "a note" in md

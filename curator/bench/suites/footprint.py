@@ -125,6 +125,8 @@ def tick():
     now = time.perf_counter()
     gaps.append(now - last[0])
     last[0] = now
+    if done.is_set():  # quit from the GUI thread: a timer posted from the worker would never fire
+        app.quit()
 timer = QTimer()
 timer.setInterval(10)
 timer.timeout.connect(tick)
@@ -153,7 +155,6 @@ def work():
         result['error'] = f'{type(exc).__name__}: {exc}'
     finally:
         done.set()
-        QTimer.singleShot(0, app.quit)
 timer.start()
 threading.Thread(target=work, daemon=True).start()
 app.exec()
@@ -194,10 +195,21 @@ def _qt_available() -> str:
 
 
 def run(ctx: BenchContext) -> SuiteOutcome:
+    outcome = SuiteOutcome(NAME)
+    for part in (_memory, _gui):
+        # Each part in its own guard: a GUI that cannot start must not hide the memory figures.
+        try:
+            part(ctx, outcome)
+        except Exception as exc:
+            outcome.error = (outcome.error + "; " if outcome.error else "") + f"{part.__name__[1:]}: {type(exc).__name__}: {exc}"
+            ctx.log(f"footprint: {part.__name__[1:]} failed: {exc}")
+    return outcome
+
+
+def _memory(ctx: BenchContext, outcome: SuiteOutcome) -> None:
     from curator.bench.suites.reflection import model_path_for
     from curator.bench.vaults import scale_vault
 
-    outcome = SuiteOutcome(NAME)
     repeats = 1 if ctx.quick else 3
     big = max(ctx.scale_vaults) if ctx.scale_vaults else ctx.sizes.ingest_corpus
     built, _ = scale_vault(ctx, big)
@@ -211,10 +223,14 @@ def run(ctx: BenchContext) -> SuiteOutcome:
     outcome.figures.append(figure_from(NAME, f"RSS, model runtime with {model.name} loaded", "MB", loaded, p95=False,
                                        baseline_samples=bare, baseline_name="bare llama_cpp.Llama"))
     ctx.log(f"footprint: engine {idle[0]:.0f} MB, model {loaded[0]:.0f} MB")
+
+
+def _gui(ctx: BenchContext, outcome: SuiteOutcome) -> None:
+    repeats = 1 if ctx.quick else 3
     reason = _qt_available()
     if reason:
         outcome.details["gui"] = f"not measured: {reason}"
-        return outcome
+        return
     gui_vault = ctx.workdir / "gui-vault"
     from curator.engine import Engine
 
@@ -232,7 +248,7 @@ def run(ctx: BenchContext) -> SuiteOutcome:
                                             "in a child process with an event filter"))
     if ctx.conversations or ctx.shared.get("pool"):
         stall_vault = _stall_vault(ctx)
-        reflect = child(STALL, str(stall_vault), "reflect", "0", qt=True, timeout=900)
+        reflect = child(STALL, str(stall_vault), "reflect", "0", qt=True, timeout=600)
         if "error" in reflect:
             raise RuntimeError(f"stall measurement: {reflect['error']}")
         seconds = float(reflect.get("batch_seconds") or 10.0)
@@ -243,7 +259,6 @@ def run(ctx: BenchContext) -> SuiteOutcome:
             note=f"10 ms QTimer; p99 stall {reflect['p99_stall_ms']:.1f} ms over {reflect['ticks']} ticks; "
                  f"batch {reflect.get('batch_status')} in {seconds:.1f} s",
         ))
-    return outcome
 
 
 def _stall_vault(ctx: BenchContext) -> Path:
