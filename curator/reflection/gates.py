@@ -225,6 +225,14 @@ def keyword_support(text: str, turns: Sequence[IndexedTurn], threshold: float) -
 # ---- References
 
 
+def _title_from(text: str, limit: int = 70) -> str:
+    """A short title from an item's text: its first sentence, cut at a word boundary."""
+    first = re.split(r"(?<=[.!?])\s", text.strip(), maxsplit=1)[0]
+    if len(first) <= limit:
+        return first
+    return first[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+
 def parse_ref(raw: str) -> str | None:
     """The document id in a model's reference: a bare id or ``...--<id>.md``; else None.
 
@@ -290,6 +298,11 @@ class QualityGates:
             return Rejection(item.label(), "keyword", check.reason)
         item.fields["keyword_support"] = round(check.ratio, 3)
         item.gates.append("keyword")
+        # The title is what a person reads first in the queue: one the turns do not support
+        # (small models write headlines of their own) gives way to the item's own words.
+        if item.kind == "fact" and item.title and not keyword_support(item.title, item.cited, self.keyword_threshold).passed:
+            item.notes.append(f"title {item.title[:60]!r} was not supported by the cited turns; replaced")
+            item.title = _title_from(item.text)
         return None
 
     def related_file(self, item: Proposal) -> Rejection | None:

@@ -240,3 +240,13 @@ def test_rejected_fingerprint_blocks_reproposal(vault: VaultPaths, store: Docume
     model = ScriptedModel([reply(new_facts=[fact("Maya works night shifts as a nurse at St. Clair Hospital.", [1])])])
     result = make(vault, store, turns, model, clock).run(USER, 0)
     assert [r.gate for r in result.rejections] == ["rejected_before"]
+
+
+def test_an_unsupported_title_gives_way_to_the_items_own_words(vault: VaultPaths, store: DocumentStore,
+                                                              turns: FakeTurns, clock: ManualClock) -> None:
+    conversation(turns)
+    model = ScriptedModel([reply(new_facts=[
+        fact("Maya works night shifts as a nurse at St. Clair Hospital.", [1], "Maya saves Braga from the sea")])])
+    result = make(vault, store, turns, model, clock).run(USER, 0)
+    assert [(s.kind, s.title) for s in result.staged] == [
+        ("fact", "Maya works night shifts as a nurse at St. Clair Hospital.")]
