@@ -226,11 +226,11 @@ def keyword_support(text: str, turns: Sequence[IndexedTurn], threshold: float) -
 
 
 def _title_from(text: str, limit: int = 70) -> str:
-    """A short title from an item's text: its first sentence, cut at a word boundary."""
-    first = re.split(r"(?<=[.!?])\s", text.strip(), maxsplit=1)[0]
-    if len(first) <= limit:
-        return first
-    return first[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+    """A short title from an item's text, cut at a word boundary."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    return flat[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"
 
 
 def parse_ref(raw: str) -> str | None:
