@@ -35,17 +35,17 @@ class Sizes:
 
 
 QUICK = Sizes(
-    ingest_corpus=10_000, ingest_files=4, search_sizes=(1_000, 10_000), search_queries=150,
-    baseline_queries={1_000: 100, 10_000: 40}, freshness_alone=15, freshness_bursts=1,
+    ingest_corpus=10_000, ingest_files=4, search_sizes=(1_000, 10_000), search_queries=100,
+    baseline_queries={1_000: 60, 10_000: 25}, freshness_alone=10, freshness_bursts=1,
     burst_lines=1_000, burst_probes=10, locomo_repeats=2, reflection_repeats=1,
     quality_conversations=None, quality_batches=1, quality_reflect_conversations=1, stall_seconds=0.0,
     reflect_max_tokens=640,
 )
 FULL = Sizes(
     ingest_corpus=100_000, ingest_files=20, search_sizes=(1_000, 10_000, 100_000), search_queries=400,
-    baseline_queries={1_000: 200, 10_000: 80, 100_000: 25}, freshness_alone=40, freshness_bursts=3,
-    burst_lines=1_000, burst_probes=20, locomo_repeats=3, reflection_repeats=3,
-    quality_conversations=None, quality_batches=4, quality_reflect_conversations=None, stall_seconds=0.0,
+    baseline_queries={1_000: 200, 10_000: 80, 100_000: 25}, freshness_alone=30, freshness_bursts=2,
+    burst_lines=1_000, burst_probes=20, locomo_repeats=3, reflection_repeats=2,
+    quality_conversations=None, quality_batches=2, quality_reflect_conversations=None, stall_seconds=0.0,
 )
 
 

@@ -236,7 +236,7 @@ def _gui(ctx: BenchContext, outcome: SuiteOutcome) -> None:
 
     Engine(gui_vault).close()  # a set-up vault, so the first-run assistant does not open
     shown, usable, bare_usable = [], [], []
-    for _ in range(repeats + 1):
+    for _ in range(repeats if ctx.quick else repeats + 2):
         got = child(GUI_APP, str(gui_vault), repr(time.time()), qt=True, timeout=120)
         shown.append(got["shown_s"] * 1000)
         usable.append(got["usable_s"] * 1000)
