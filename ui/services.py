@@ -57,35 +57,6 @@ def _date_of(value: Any) -> str:
     return str(value or "")
 
 
-class _EngineDocumentIndex:
-    """``DocumentIndex`` port over the engine: re-index a written document by its path."""
-
-    def __init__(self, engine: Any) -> None:
-        self.engine = engine
-
-    def upsert(self, doc: Document) -> None:
-        if doc.path is not None:
-            self.engine.document_changed(doc.path)
-        else:
-            self.engine.sync_documents()
-
-    def remove(self, doc_id: str) -> None:
-        self.engine.sync_documents()
-
-
-class _IndexTurns:
-    """``TurnSource`` port over the engine's index."""
-
-    def __init__(self, engine: Any) -> None:
-        self.engine = engine
-
-    def get(self, user_id: str, number: int) -> Any:
-        return self.engine.index.get_turn(user_id, number)
-
-    def turns_since(self, user_id: str, after_number: int, limit: int) -> list[Any]:
-        return list(self.engine.index.turns(user_id, after=after_number))[-limit:]
-
-
 def review_engine(engine: Any) -> Any:
     """The engine's review actions (``curator.reflection.review.ReviewEngine``).
 
@@ -98,10 +69,11 @@ def review_engine(engine: Any) -> Any:
     cached = getattr(engine, "_ui_review_engine", None)
     if cached is not None:
         return cached
+    from curator.reflect_service import EngineDocumentIndex, IndexTurnSource
     from curator.reflection.review import ReviewEngine
 
-    review = ReviewEngine(engine.paths, engine.store, index=_EngineDocumentIndex(engine), turns=_IndexTurns(engine),
-                          events=engine.bus, clock=engine.clock)
+    review = ReviewEngine(engine.paths, engine.store, index=EngineDocumentIndex(engine),
+                          turns=IndexTurnSource(engine.index), events=engine.bus, clock=engine.clock)
     engine._ui_review_engine = review
     return review
 
@@ -346,9 +318,10 @@ def summary_store(engine: Any) -> Any:
     existing = getattr(engine, "summaries", None)
     if existing is not None:
         return existing
+    from curator.reflect_service import EngineDocumentIndex
     from curator.reflection.summaries import SummaryStore
 
-    return SummaryStore(engine.store, engine.clock, _EngineDocumentIndex(engine), engine.bus)
+    return SummaryStore(engine.store, engine.clock, EngineDocumentIndex(engine), engine.bus)
 
 
 class SummariesService:
