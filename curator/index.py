@@ -180,6 +180,18 @@ def _doc_from_row(row: sqlite3.Row) -> DocumentRow:
     )
 
 
+def _prev_text(conn: sqlite3.Connection, source_id: str, conversation: str, position: int, row_id: int) -> str:
+    """Text of the active turn before ``row_id`` in its conversation ('' for the first)."""
+    prev = conn.execute(
+        # Row-value comparison so SQLite walks the (source, conversation, position, rowid)
+        # index backwards instead of scanning the whole conversation.
+        "SELECT text FROM turns WHERE source_id = ? AND conversation = ? AND (position, id) < (?, ?) "
+        "AND status = 'active' ORDER BY position DESC, id DESC LIMIT 1",
+        (source_id, conversation, position, row_id),
+    ).fetchone()
+    return str(prev["text"]) if prev else ""
+
+
 def _pack_types(types: Iterable[str]) -> str:
     # ",a,b," so one LIKE '%,x,%' tests membership
     cleaned = [t.strip().lower() for t in types if t and t.strip()]
@@ -435,9 +447,12 @@ class Index:
             )
             item_id = int(item.lastrowid or 0)
             conn.execute("UPDATE turns SET item_id = ? WHERE id = ?", (item_id, turn_row_id))
+            # Pair the turn with its predecessor now: rewriting an FTS row later costs a delete
+            # and an insert, which made the pairing pass most of the cost of an import.
+            prev_text = _prev_text(conn, t["source_id"], t["conversation"], int(t["position"]), turn_row_id)
             conn.execute(
-                "INSERT INTO items_fts(rowid, title, body, prev, context) VALUES (?, '', ?, '', ?)",
-                (item_id, t["text"], t.get("context", "")),
+                "INSERT INTO items_fts(rowid, title, body, prev, context) VALUES (?, '', ?, ?, ?)",
+                (item_id, t["text"], prev_text, t.get("context", "")),
             )
             return turn_row_id
         row = conn.execute(
@@ -478,9 +493,9 @@ class Index:
                 continue
             targets.add(row_id)
             nxt = conn.execute(
-                "SELECT id FROM turns WHERE source_id = ? AND conversation = ? AND status = 'active' "
-                "AND (position > ? OR (position = ? AND id > ?)) ORDER BY position, id LIMIT 1",
-                (row["source_id"], row["conversation"], row["position"], row["position"], row_id),
+                "SELECT id FROM turns WHERE source_id = ? AND conversation = ? AND (position, id) > (?, ?) "
+                "AND status = 'active' ORDER BY position, id LIMIT 1",
+                (row["source_id"], row["conversation"], row["position"], row_id),
             ).fetchone()
             if nxt is not None:
                 targets.add(nxt["id"])
@@ -488,12 +503,7 @@ class Index:
             row = conn.execute(
                 "SELECT source_id, conversation, position, item_id FROM turns WHERE id = ?", (row_id,)
             ).fetchone()
-            prev = conn.execute(
-                "SELECT text FROM turns WHERE source_id = ? AND conversation = ? AND status = 'active' "
-                "AND (position < ? OR (position = ? AND id < ?)) ORDER BY position DESC, id DESC LIMIT 1",
-                (row["source_id"], row["conversation"], row["position"], row["position"], row_id),
-            ).fetchone()
-            prev_text = prev["text"] if prev else ""
+            prev_text = _prev_text(conn, row["source_id"], row["conversation"], row["position"], row_id)
             current = conn.execute("SELECT prev FROM items_fts WHERE rowid = ?", (row["item_id"],)).fetchone()
             if current is not None and current["prev"] != prev_text:
                 conn.execute("UPDATE items_fts SET prev = ? WHERE rowid = ?", (prev_text, row["item_id"]))
