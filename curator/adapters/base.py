@@ -127,6 +127,21 @@ class Adapter(ABC):
         """Parse ``unit`` into turns, starting from ``state`` when the format allows it."""
 
 
+def single_file_unit(root: Path, path: Path) -> Path | None:
+    """``path`` as a unit of a one-file-per-unit source rooted at ``root`` (a file or folder).
+
+    None when the path is outside the source or under a hidden folder (our own temp files,
+    editors' swap folders).
+    """
+    if root.is_file():
+        return root if path == root else None
+    try:
+        rel = path.relative_to(root)
+    except ValueError:
+        return None
+    return None if any(part.startswith(".") for part in rel.parts) else path
+
+
 def stat_fingerprint(paths: list[Path]) -> str:
     """Size, mtime and inode of each existing path, as one string; '' when none exist."""
     parts = []

@@ -19,6 +19,7 @@ from curator.adapters.base import (
     decode_utf8,
     is_temp_name,
     relative_name,
+    single_file_unit,
     stat_fingerprint,
 )
 from curator.turns import Turn, normalise_role
@@ -87,13 +88,7 @@ class EpisodesAdapter(Adapter):
     def unit_for(self, root: Path, path: Path) -> Path | None:
         if is_temp_name(path.name) or not EPISODE_NAME_RE.match(path.name):
             return None
-        if root.is_file():
-            return root if path == root else None
-        try:
-            rel = path.relative_to(root)
-        except ValueError:
-            return None
-        return None if any(part.startswith(".") for part in rel.parts) else path
+        return single_file_unit(root, path)
 
     def read(self, root: Path, unit: Path, source_id: str, state: ReadState | None) -> ReadResult:
         result = ReadResult(full=True)

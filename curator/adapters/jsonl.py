@@ -22,6 +22,7 @@ from curator.adapters.base import (
     decode_utf8,
     is_temp_name,
     relative_name,
+    single_file_unit,
     sha1_hex,
     stat_fingerprint,
 )
@@ -148,15 +149,7 @@ class JsonlAdapter(Adapter):
     def unit_for(self, root: Path, path: Path) -> Path | None:
         if path.suffix != ".jsonl" or is_temp_name(path.name):
             return None
-        if root.is_file():
-            return root if path == root else None
-        try:
-            rel = path.relative_to(root)
-        except ValueError:
-            return None
-        if any(part.startswith(".") for part in rel.parts):
-            return None
-        return path
+        return single_file_unit(root, path)
 
     def fingerprint(self, unit: Path) -> str:
         return stat_fingerprint([unit])
