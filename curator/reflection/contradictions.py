@@ -151,11 +151,11 @@ class ModelConfirmer:
     def __init__(self, model: ModelClient) -> None:
         self.model = model
 
-    def confirm(self, proposed: str, existing: str) -> tuple[bool | None, str]:
+    def confirm(self, proposed: str, existing: str, subject: str = "") -> tuple[bool | None, str]:
         """(verdict or None when unavailable, reason)."""
         try:
             reply = self.model.call(
-                "contradiction_check", {"statement_a": existing, "statement_b": proposed},
+                "contradiction_check", {"subject": subject, "existing": existing, "proposed": proposed},
                 CONTRADICTION_CHECK_SCHEMA, GenerationDefaults(temperature=0.0, max_tokens=120),
             )
             return parse_contradiction_check(reply.text)
@@ -185,7 +185,7 @@ class ContradictionDetector:
         for conflict in found:
             if self.confirmer is None:
                 return conflict
-            verdict, reason = self.confirmer.confirm(proposed, conflict.existing.text)
+            verdict, reason = self.confirmer.confirm(proposed, conflict.existing.text, conflict.existing.title)
             if verdict is False:
                 continue  # the model disagrees: treat as not contradicting
             return Conflict(conflict.existing, conflict.kinds, conflict.details, conflict.overlap, verdict, reason)

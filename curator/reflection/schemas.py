@@ -465,8 +465,14 @@ def parse_contradiction_check(raw: str) -> tuple[bool, str]:
     """Parse the optional model confirmation of a contradiction; raises :class:`SchemaError`."""
     data = load_json_object(raw)
     verdict = data.get("contradicts")
+    if verdict is None and isinstance(data.get("verdict"), str):
+        # The bundled prompt answers with a verdict word; only "contradict" confirms.
+        word = data["verdict"].strip().lower()
+        if word not in ("contradict", "compatible", "unrelated"):
+            raise SchemaError(f"unknown verdict {word[:20]!r}")
+        verdict = word == "contradict"
     if not isinstance(verdict, bool):
-        raise SchemaError("'contradicts' is not true or false")
+        raise SchemaError("neither 'verdict' nor 'contradicts' says whether the statements conflict")
     reason = data.get("reason", "")
     reason_text, _ = clean_text(reason if isinstance(reason, str) else "")
     return verdict, reason_text[:500]

@@ -133,3 +133,21 @@ def test_detector_picks_the_conflicting_document() -> None:
     conflict = ContradictionDetector().find("Maya's sister Ana lives in Braga.", docs)
     assert conflict is not None and conflict.existing.doc_id == "bbbbbbbbbbbb"
     assert conflict.details == ("place: porto -> braga",)
+
+
+def test_model_confirmation_speaks_the_bundled_prompts_language() -> None:
+    from refl_fakes import ScriptedModel
+
+    from curator.prompts import load_prompt
+    from curator.reflection.contradictions import ModelConfirmer
+
+    model = ScriptedModel([{"verdict": "contradict", "reason": "two different cities"},
+                           {"verdict": "compatible", "reason": "both can be true"}, "not json"])
+    confirmer = ModelConfirmer(model)
+    assert confirmer.confirm("Ana lives in Braga.", "Ana lives in Porto.", "Sister Ana") == (True, "two different cities")
+    assert confirmer.confirm("Ana likes Braga.", "Ana lives in Porto.") == (False, "both can be true")
+    verdict, reason = confirmer.confirm("x", "y")
+    assert verdict is None and "unavailable" in reason
+    # the variables the confirmer sends fill exactly the bundled prompt's placeholders
+    load_prompt("contradiction_check").request(model.calls[0]["variables"])
+    assert model.calls[0]["variables"]["subject"] == "Sister Ana"
