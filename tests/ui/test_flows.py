@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QItemSelectionModel, Qt, QUrl
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QUrl
 
 from curator.documents import Document
 from curator.engine import Engine
@@ -48,6 +48,9 @@ def window(qtbot, engine: Engine, staged: StagedSet, interaction: ScriptedIntera
 def select(qtbot, win: MainWindow, item_id: str) -> None:
     tree = win.review.tree
     tree.setFocus()
+    # The queue selects its first item by itself; start from no selection so that choosing
+    # that same item still changes the current index (and shows its detail again).
+    tree.selectionModel().setCurrentIndex(QModelIndex(), QItemSelectionModel.SelectionFlag.Clear)
     with qtbot.waitSignal(win.review.detail_shown, timeout=WAIT, check_params_cb=lambda i: i == item_id):
         tree.selectionModel().setCurrentIndex(
             win.review.model.index_of(item_id),
