@@ -131,7 +131,8 @@ class Startup:
         if (self.args.first_run or needs_first_run(self.vault)) and not self.args.demo:
             from ui.first_run import FirstRunWizard
 
-            self.wizard = FirstRunWizard(self.window.runner, self.vault, self.window)
+            self.wizard = FirstRunWizard(self.window.runner, self.vault, self.window,
+                                         interaction=self.window.interaction)
             self.wizard.finished_with.connect(self._on_wizard_finished)
             self.wizard.rejected.connect(self._open)
             self.wizard.open()

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Protocol
 
-from PySide6.QtWidgets import QInputDialog, QLineEdit, QMessageBox, QWidget
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QLineEdit, QMessageBox, QWidget
 
 
 class Interaction(Protocol):
@@ -22,6 +22,10 @@ class Interaction(Protocol):
     def choose(self, title: str, label: str, options: list[str]) -> str | None: ...
 
     def inform(self, title: str, text: str) -> None: ...
+
+    def choose_folder(self, title: str, start: str = "") -> str | None: ...
+
+    def choose_file(self, title: str, start: str = "", filter: str = "") -> str | None: ...
 
 
 class DialogInteraction:
@@ -48,12 +52,20 @@ class DialogInteraction:
     def inform(self, title: str, text: str) -> None:
         QMessageBox.information(self._parent, title, text)
 
+    def choose_folder(self, title: str, start: str = "") -> str | None:
+        return QFileDialog.getExistingDirectory(self._parent, title, start) or None
+
+    def choose_file(self, title: str, start: str = "", filter: str = "") -> str | None:
+        path, _selected = QFileDialog.getOpenFileName(self._parent, title, start, filter)
+        return path or None
+
 
 class ScriptedInteraction:
     """Answers from a script, for tests and previews; records every question asked.
 
     ``answers`` is consumed in order; when it runs out, ``confirm`` says yes, ``ask_text``
-    keeps the proposed text and ``choose`` picks the first option.
+    keeps the proposed text, ``choose`` picks the first option and ``choose_folder`` /
+    ``choose_file`` answer None (cancelled).
     """
 
     def __init__(self, *answers: Any) -> None:
@@ -77,3 +89,13 @@ class ScriptedInteraction:
 
     def inform(self, title: str, text: str) -> None:
         self.asked.append(("inform", text))
+
+    def choose_folder(self, title: str, start: str = "") -> str | None:
+        self.asked.append(("choose_folder", title))
+        answer = self._next(None)
+        return str(answer) if answer else None
+
+    def choose_file(self, title: str, start: str = "", filter: str = "") -> str | None:
+        self.asked.append(("choose_file", title))
+        answer = self._next(None)
+        return str(answer) if answer else None

@@ -22,12 +22,21 @@ from ui.panes.reflections import ReflectionsPane
 from ui.panes.review import ReviewPane
 from ui.panes.status import ActivityEntry, StatusPane
 from ui.resources import app_icon, icon
-from ui.services import KnowledgeService, ReviewService, StatusService, SummariesService, apply_settings
+from ui.services import (
+    KnowledgeService,
+    ReviewService,
+    SourcesService,
+    StatusService,
+    SummariesService,
+    apply_settings,
+    discover_models,
+)
 from ui.settings_dialog import SettingsDialog
 from ui.tray import TrayController
 from ui.workers import OpRunner
 
 STATUS_INTERVAL_MS = 5000
+
 QUEUE_EVENTS = ("staging.", "review.", "batch.", "reflection.", "micro.", "job.finished", "contradiction.")
 SUMMARY_EVENTS = ("summary.", "summaries.", "reflection.", "job.finished")
 
@@ -265,13 +274,23 @@ class MainWindow(QMainWindow):
     def _on_settings_action_triggered(self) -> None:
         if self.engine is None:
             return
-        self.settings_dialog = SettingsDialog(self.engine.settings, self)
+        engine = self.engine
+        self.settings_dialog = SettingsDialog(engine.settings, self, runner=self.runner, interaction=self.interaction,
+                                              sources=SourcesService(engine), discover=lambda: discover_models(engine))
         self.settings_dialog.accepted.connect(self._on_settings_dialog_accepted)
+        self.settings_dialog.sources_changed.connect(self._on_settings_dialog_sources_changed)
         self.settings_dialog.open()
 
     def _on_settings_dialog_accepted(self) -> None:
         if self.settings_dialog is not None:
             self._apply_settings(self.settings_dialog.changed_values())
+
+    def _on_settings_dialog_sources_changed(self, _sources: list[Any]) -> None:
+        if self.engine is not None:
+            for user_id in self._users(self.engine):
+                if self.user_combo.findText(user_id) < 0:
+                    self.user_combo.addItem(user_id)
+        self.refresh_status()
 
     def _apply_settings(self, changes: dict[str, Any]) -> None:
         if not changes or self.engine is None:

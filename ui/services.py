@@ -459,10 +459,39 @@ def model_runtime(engine: Any) -> Any:
 def apply_settings(engine: Any, changes: dict[str, Any]) -> None:
     """Check and save changed options (``curator.yaml``) and tell the running parts.
 
+    A changed ``model.path`` also switches the running model worker (``switch_model``).
+
     Uses ``engine.update_settings`` when the engine has it; otherwise sets each value through
     ``Settings.set`` (which checks it against its ``Option``), saves the file and passes the
     settings to the trigger engine.
     """
+    _save_options(engine, changes)
+    if "model.path" in changes:
+        switch_model(engine, str(changes["model.path"]))
+
+
+def discover_models(engine: Any) -> list[Any]:
+    """The GGUF models on this machine plus ``model.search_folders`` (worker thread: reads headers)."""
+    from curator.llm.discovery import discover_for_settings
+
+    return discover_for_settings(engine.settings)
+
+
+def switch_model(engine: Any, value: str) -> Any:
+    """Point the running model worker at ``value`` ("" = the bundled default) from its next job.
+
+    Returns the runtime's ``set_model`` future, or None when no runtime runs yet (it will read
+    ``model.path`` when it starts).
+    """
+    runtime = model_runtime(engine)
+    if runtime is None or not hasattr(runtime, "set_model"):
+        return None
+    from curator.llm.runtime import resolve_model_path
+
+    return runtime.set_model(resolve_model_path(value))
+
+
+def _save_options(engine: Any, changes: dict[str, Any]) -> None:
     direct = getattr(engine, "update_settings", None)
     if callable(direct):
         direct(changes)
@@ -475,3 +504,28 @@ def apply_settings(engine: Any, changes: dict[str, Any]) -> None:
     triggers = getattr(engine, "triggers", None)
     if triggers is not None and hasattr(triggers, "update_settings"):
         triggers.update_settings(engine.settings)
+
+
+# ---- Sources
+
+
+class SourcesService:
+    """The engine's watched sources for the settings dialog (``ui.setup_widgets.SourceBackend``).
+
+    ``add``/``remove`` run on the worker thread; each writes ``curator.yaml`` through the
+    engine, restarts watching and returns the new list. Errors are the engine's ``SourceError``.
+    """
+
+    def __init__(self, engine: Any) -> None:
+        self._engine = engine
+
+    def list(self) -> list[Any]:
+        return list(self._engine.settings.sources)
+
+    def add(self, path: str, adapter: str | None, user_id: str) -> list[Any]:
+        self._engine.add_source(Path(path), adapter=adapter, user_id=user_id or "default")
+        return self.list()
+
+    def remove(self, source: Any) -> list[Any]:
+        self._engine.remove_source(source.id or source.path)
+        return self.list()

@@ -1,14 +1,21 @@
 """The settings dialog, generated from ``curator.settings.OPTIONS`` (one tab per option group).
 
 No option is declared here: each row's editor, range, default and tooltip come from its
-``Option``. The dialog only collects values; the caller applies them through the engine.
+``Option``; ``model.path`` gets the model picker (discovered GGUF models). The dialog only
+collects option values; the caller applies them through the engine when it is accepted.
+
+The first tab manages the watched sources (``settings.sources``). Sources are not options:
+adding or removing one is applied at once through the engine (on the worker thread), so its
+error (a missing folder, no adapter recognised, already a source, inside the vault) shows
+in the tab while the folder is still in view. OK / Cancel concern the options only.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -26,7 +33,12 @@ from PySide6.QtWidgets import (
 )
 
 from curator.settings import OPTIONS, Option, Settings
+from ui.interaction import Interaction
+from ui.setup_widgets import ModelPicker, PendingSources, SourceBackend, SourcesEditor
+from ui.workers import OpRunner
 
+SOURCES_TITLE = "Sources"
+MODEL_PICKER_KEY = "model.path"
 GROUP_TITLES = {
     "triggers": "Triggers",
     "reflection": "Reflection",
@@ -72,7 +84,9 @@ def editor_for(option: Option, value: Any) -> QWidget:
 
 
 def editor_value(option: Option, widget: QWidget) -> Any:
-    """The value currently shown by an editor made by ``editor_for``."""
+    """The value currently shown by an editor made by ``editor_for`` (or the model picker)."""
+    if isinstance(widget, ModelPicker):
+        return widget.value()
     if isinstance(widget, QCheckBox):
         return widget.isChecked()
     if isinstance(widget, QSpinBox):
@@ -87,19 +101,43 @@ def editor_value(option: Option, widget: QWidget) -> Any:
 
 
 class SettingsDialog(QDialog):
-    """Every option of ``OPTIONS``, grouped by ``Option.group``; ``changed_values()`` on accept.
+    """A Sources tab, then every option of ``OPTIONS`` grouped by ``Option.group``.
 
     The caller shows it (``open()``), and on ``accepted`` applies ``changed_values()`` with
-    the engine; tests set editors through ``editors`` and call ``accept()``.
+    the engine; tests set editors through ``editors`` and call ``accept()``. ``sources`` is
+    where sources are added/removed at once (``ui.services.SourcesService`` for the engine);
+    ``discover`` lists GGUF models for the model picker (run on ``runner``). Without a
+    runner the dialog is read-only for sources and makes no model search.
+    Signal: ``sources_changed(list)`` after a source was added or removed.
     """
 
-    def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
+    sources_changed = Signal(list)
+
+    def __init__(self, settings: Settings, parent: QWidget | None = None, *, runner: OpRunner | None = None,
+                 interaction: Interaction | None = None, sources: SourceBackend | None = None,
+                 discover: Callable[[], Sequence[Any]] | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Settings")
-        self.resize(640, 520)
+        self.resize(760, 560)
         self._settings = settings
         self.editors: dict[str, QWidget] = {}
         self.tabs = QTabWidget()
+
+        self.sources_editor = SourcesEditor(runner, interaction, sources or PendingSources(settings.sources),
+                                            confirm_remove=True)
+        self.sources_editor.sources_changed.connect(self.sources_changed)
+        sources_page = QWidget()
+        sources_layout = QVBoxLayout(sources_page)
+        intro = QLabel("Folders whose conversations are read. The format (adapter) is detected from the folder's"
+                       " contents; each source belongs to a user id. Adding or removing a source takes effect at"
+                       " once; removing one keeps its conversations and memories in the vault.")
+        intro.setWordWrap(True)
+        intro.setProperty("role", "meta")
+        sources_layout.addWidget(intro)
+        sources_layout.addWidget(self.sources_editor, 1)
+        self.tabs.addTab(sources_page, SOURCES_TITLE)
+
+        self.model_picker = ModelPicker(runner, interaction, discover, str(settings[MODEL_PICKER_KEY]))
         groups: dict[str, list[Option]] = {}
         for option in OPTIONS:
             groups.setdefault(option.group, []).append(option)
@@ -108,7 +146,8 @@ class SettingsDialog(QDialog):
             form = QFormLayout(page)
             form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
             for option in options:
-                editor = editor_for(option, settings[option.key])
+                editor = (self.model_picker if option.key == MODEL_PICKER_KEY
+                          else editor_for(option, settings[option.key]))
                 editor.setToolTip(f"{option.help}\n\nkey: {option.key} · default: {option.default!r}")
                 editor.setObjectName(option.key)
                 self.editors[option.key] = editor
@@ -152,6 +191,9 @@ class SettingsDialog(QDialog):
     def _on_restore_clicked(self) -> None:
         for option in OPTIONS:
             old = self.editors[option.key]
+            if isinstance(old, ModelPicker):
+                old.set_value(str(option.default))
+                continue
             new = editor_for(option, option.default)
             if isinstance(old, QCheckBox) and isinstance(new, QCheckBox):
                 old.setChecked(new.isChecked())

@@ -12,7 +12,8 @@ from curator.events import EventBus
 from curator.settings import OPTIONS, Settings
 from ui.bridge import EventRelay, MainThreadPoster
 from ui.resources import accents, app_icon, icon, stylesheet
-from ui.settings_dialog import GROUP_TITLES, SettingsDialog
+from ui.settings_dialog import GROUP_TITLES, SOURCES_TITLE, SettingsDialog
+from ui.setup_widgets import ModelPicker
 from ui.single_instance import InstanceServer, ask_running_instance, server_name
 from ui.tray import TrayController, badge_icon
 from ui.workers import OpRunner
@@ -121,8 +122,8 @@ def test_settings_dialog_is_generated_from_options(qtbot) -> None:
     assert set(dialog.editors) == {o.key for o in OPTIONS}
     groups = {o.group for o in OPTIONS}
     titles = [dialog.tabs.tabText(i) for i in range(dialog.tabs.count())]
-    assert titles == [GROUP_TITLES.get(g, g.title()) for g in dict.fromkeys(o.group for o in OPTIONS)]
-    assert len(titles) == len(groups)
+    assert titles == [SOURCES_TITLE] + [GROUP_TITLES.get(g, g.title()) for g in dict.fromkeys(o.group for o in OPTIONS)]
+    assert len(titles) == len(groups) + 1
     for option in OPTIONS:
         editor = dialog.editors[option.key]
         assert option.help in editor.toolTip()
@@ -134,6 +135,8 @@ def test_settings_dialog_is_generated_from_options(qtbot) -> None:
                 assert editor.minimum() == option.minimum
         elif option.type is float:
             assert isinstance(editor, QDoubleSpinBox)
+        elif option.key == "model.path":
+            assert isinstance(editor, ModelPicker)
     assert dialog.changed_values() == {}
     turn_threshold = dialog.editors["batch.turn_threshold"]
     assert isinstance(turn_threshold, QSpinBox)
@@ -146,7 +149,7 @@ def test_settings_dialog_is_generated_from_options(qtbot) -> None:
     assert dialog.changed_values() == {}
 
 
-@pytest.mark.parametrize("key", ["summary.prompt", "model.path"])
+@pytest.mark.parametrize("key", ["summary.prompt", "prompts.folder"])
 def test_settings_dialog_text_options(qtbot, key: str) -> None:
     dialog = SettingsDialog(Settings())
     qtbot.addWidget(dialog)

@@ -22,19 +22,19 @@ WAIT = 15_000
 
 
 def test_first_run_detects_adapters_and_preselects_the_default_model(qtbot, runner: OpRunner, tmp_path: Path) -> None:
-    wizard = FirstRunWizard(runner, tmp_path / "vault")
-    qtbot.addWidget(wizard)
-    qtbot.waitUntil(lambda: wizard.models.rowCount() > 0 or "usable" in wizard.models_status.text(), timeout=WAIT)
-    if wizard.models.rowCount():
-        first = wizard.models.record(wizard.models_view.currentIndex().row())
-        assert first is not None and first.source == SOURCE_DEFAULT
-        assert "(default)" in wizard.models.index(0, 0).data()
-        assert wizard.selected_model_path() == ""  # the default is stored as "use the bundled default"
+    with qtbot.waitSignal(runner.op_finished, timeout=WAIT):  # the model search
+        wizard = FirstRunWizard(runner, tmp_path / "vault")
+        qtbot.addWidget(wizard)
+    assert "usable" in wizard.models_status.text()
+    first = wizard.models.record(wizard.models_view.currentIndex().row())
+    assert first is not None and first.source == SOURCE_DEFAULT
+    assert "(default)" in wizard.models.index(0, 0).data()
+    assert wizard.selected_model_path() == ""  # the default is stored as "use the bundled default"
     wizard.source_user.setText("maya")
-    with qtbot.waitSignal(runner.op_finished, timeout=WAIT):
+    with qtbot.waitSignal(wizard.sources_editor.sources_changed, timeout=WAIT):
         wizard.add_source(str(demo_dir()), "maya")
     assert [(s.adapter, s.user_id) for s in wizard.sources] == [("jsonl", "maya")]
-    assert wizard.sources_list.count() == 1
+    assert wizard.sources_editor.model.rowCount() == 1
     with qtbot.waitSignal(runner.op_failed, timeout=WAIT):
         wizard.add_source(str(tmp_path), "maya")  # an empty folder: no adapter recognises it
     assert "no adapter recognises" in wizard.source_error.text()

@@ -39,9 +39,11 @@ class RecordTableModel(QAbstractTableModel, Generic[R]):
     Threading: GUI thread only; feed it with ``set_records``/``append`` from posted callbacks.
     """
 
-    def __init__(self, columns: Sequence[Column[R]], parent: Any = None, max_rows: int = 0) -> None:
+    def __init__(self, columns: Sequence[Column[R]], parent: Any = None, max_rows: int = 0,
+                 enabled: Callable[[R], bool] | None = None) -> None:
         super().__init__(parent)
         self._columns = list(columns)
+        self._enabled = enabled
         self._records: list[R] = []
         self._max_rows = max_rows
 
@@ -88,6 +90,15 @@ class RecordTableModel(QAbstractTableModel, Generic[R]):
     def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
         """Override."""
         return 0 if parent.isValid() else len(self._columns)
+
+    def flags(self, index: _Index) -> Qt.ItemFlag:
+        """Override: rows the ``enabled`` predicate rejects are shown but cannot be selected."""
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        record = self.record(index.row())
+        if self._enabled is not None and record is not None and not self._enabled(record):
+            return Qt.ItemFlag.ItemNeverHasChildren
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         """Override: column headers from the declarations."""
