@@ -72,97 +72,14 @@ print(json.dumps({'rss_mb': rss_mb()}))
 # The real start-up path (ui.app.main) with an application-wide event filter that notes
 # the first Show of the main window, then the first turn of the event loop after it
 # (the window can take input), and quits.
-GUI_APP = """
-import json, sys, time
-t_spawned = float(sys.argv[2])
-from PySide6.QtCore import QObject, QEvent, QTimer
-from PySide6.QtWidgets import QApplication, QMainWindow
-app = QApplication.instance() or QApplication(['memory-curator'])
-marks = {}
-class Probe(QObject):
-    def eventFilter(self, obj, event):
-        if event.type() == QEvent.Type.Show and isinstance(obj, QMainWindow) and 'shown' not in marks:
-            marks['shown'] = time.time()
-            def usable():
-                marks['usable'] = time.time()
-                print(json.dumps({'shown_s': marks['shown'] - t_spawned, 'usable_s': marks['usable'] - t_spawned}), flush=True)
-                app.quit()
-            QTimer.singleShot(0, usable)
-        return False
-probe = Probe()
-app.installEventFilter(probe)
-import ui.app
-code = ui.app.main(['--vault', sys.argv[1], '--no-watch', '--quit-after', '30'])
-"""
+GUI_APP = "gui_app"
 
-GUI_BARE = """
-import json, sys, time
-t_spawned = float(sys.argv[2])
-from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication, QMainWindow
-app = QApplication(['bare'])
-window = QMainWindow()
-window.resize(1100, 720)
-window.show()
-def usable():
-    print(json.dumps({'shown_s': time.time() - t_spawned, 'usable_s': time.time() - t_spawned}), flush=True)
-    app.quit()
-QTimer.singleShot(0, usable)
-app.exec()
-"""
+GUI_BARE = "gui_bare"
 
 # A 10 ms Qt timer on the GUI thread while a batch reflection runs on a worker thread
 # (or, for the baseline, while nothing runs); the stall is the longest gap beyond 10 ms.
-STALL = """
-import json, sys, threading, time
-from pathlib import Path
-from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication
-vault, mode, seconds = Path(sys.argv[1]), sys.argv[2], float(sys.argv[3])
-app = QApplication(['stall'])
-gaps, last = [], [time.perf_counter()]
-def tick():
-    now = time.perf_counter()
-    gaps.append(now - last[0])
-    last[0] = now
-    if done.is_set():  # quit from the GUI thread: a timer posted from the worker would never fire
-        app.quit()
-timer = QTimer()
-timer.setInterval(10)
-timer.timeout.connect(tick)
-done = threading.Event()
-result = {}
-def work():
-    try:
-        if mode == 'reflect':
-            from curator.engine import Engine
-            from curator.bench import reflect_glue
-            engine = Engine(vault)
-            try:
-                service = reflect_glue.open_service(engine, None)
-                service.runtime.preload().result()
-                last[0] = time.perf_counter(); gaps.clear()
-                started = time.perf_counter()
-                batch = reflect_glue.run_batch(service, 'default', 0, 10)
-                result['batch_status'] = batch.status
-                result['batch_seconds'] = time.perf_counter() - started
-                service.close()
-            finally:
-                engine.close()
-        else:
-            time.sleep(seconds)
-    except Exception as exc:
-        result['error'] = f'{type(exc).__name__}: {exc}'
-    finally:
-        done.set()
-timer.start()
-threading.Thread(target=work, daemon=True).start()
-app.exec()
-stalls = [max(0.0, g - 0.010) * 1000 for g in gaps]
-result.update({'max_stall_ms': max(stalls) if stalls else None, 'ticks': len(gaps),
-               'p99_stall_ms': sorted(stalls)[int(0.99 * (len(stalls) - 1))] if stalls else None})
-print(json.dumps(result), flush=True)
-"""
+STALL = "stall"
+QT_PROBES = (GUI_APP, GUI_BARE, STALL)
 
 
 def child(script: str, *args: str, timeout: float = 600, qt: bool = False) -> dict[str, Any]:
@@ -173,7 +90,9 @@ def child(script: str, *args: str, timeout: float = 600, qt: bool = False) -> di
         env.setdefault("QT_QPA_PLATFORM", "offscreen")
     # A session of its own and no stdin: a GUI child must never touch the terminal or the
     # signals of the process group that runs the bench.
-    proc = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True,
+    # Qt probes are modules of ui/ (the engine never imports Qt); the rest are inline scripts.
+    command = ["-m", "ui.bench_probes", script] if script in QT_PROBES else ["-c", script]
+    proc = subprocess.run([sys.executable, *command, *args], capture_output=True, text=True,
                           timeout=timeout, env=env, cwd=str(PROJECT), stdin=subprocess.DEVNULL,
                           start_new_session=True)
     lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
