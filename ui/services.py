@@ -274,40 +274,29 @@ class KnowledgeService:
         """Write the person's edit (history kept by the store) and re-index it."""
         edited = Document(meta=dict(doc.meta), body=body, path=doc.path)
         edited.meta.update(values)
-        saver = getattr(self.engine, "update_document", None)
-        if callable(saver):
-            return saver(edited)
         path = self.engine.store.update(edited, action="edit")
-        self._reindex()
+        self.engine.document_changed(path)
         return path
 
     def trash_document(self, doc: Document) -> Any:
-        trasher = getattr(self.engine, "trash_document", None)
-        if callable(trasher):
-            return trasher(doc)
+        old_path = doc.path
         entry = self.engine.store.trash(doc, reason="deleted in the knowledge browser")
-        self._reindex()
+        if old_path is not None:
+            self.engine.document_changed(old_path)
         return entry
 
     def list_trash(self) -> list[Any]:
         return list(reversed(self.engine.store.list_trash(self.user_id)))
 
     def restore(self, entry: Any) -> Any:
-        restorer = getattr(self.engine, "restore_document", None)
-        if callable(restorer):
-            return restorer(entry)
         path = self.engine.store.restore(entry)
-        self._reindex()
+        self.engine.document_changed(path)
         return path
 
     def read_version(self, entry: Any) -> str:
         path = field_of(entry, "path", default=None)
         return path.read_text("utf-8") if path is not None else ""
 
-    def _reindex(self) -> None:
-        sync = getattr(self.engine, "sync_documents", None) or getattr(self.engine, "refresh_documents", None)
-        if callable(sync):
-            sync()
 
 
 # ---- Reflections (context summaries)
@@ -346,17 +335,8 @@ class SummariesService:
         return self.store.restore(self.user_id, self._id(summary))
 
     def reflect_now(self, prompt: str, kind: str = "summary") -> Any:
-        """Ask for a reflection now (manual priority, before triggered jobs); returns the job.
-
-        Uses ``engine.reflect_now`` when the engine has it, else the trigger engine's manual
-        request (the job queue the reflection worker consumes).
-        """
-        direct = getattr(self.engine, "reflect_now", None)
-        if callable(direct):
-            return direct(self.user_id, kind=kind, prompt=prompt or None)
-        if self.engine.triggers is None:
-            raise RuntimeError("this vault has no trigger engine to queue a reflection")
-        return self.engine.triggers.request(kind, self.user_id, prompt=prompt or None)
+        """Ask for a reflection now (manual priority, before triggered jobs); returns the job."""
+        return self.engine.reflect_now(self.user_id, kind=kind, prompt=prompt or None)
 
     @staticmethod
     def _id(summary: Any) -> str:
@@ -444,13 +424,8 @@ class StatusService:
 
 
 def model_runtime(engine: Any) -> Any:
-    """The engine's model runtime, wherever the engine keeps it (None when there is none)."""
-    for owner in (engine, getattr(engine, "reflection", None)):
-        for name in ("runtime", "model"):
-            runtime = getattr(owner, name, None) if owner is not None else None
-            if runtime is not None and hasattr(runtime, "submit"):
-                return runtime
-    return None
+    """The engine's model runtime (None until the engine starts reflecting)."""
+    return getattr(engine, "runtime", None)
 
 
 # ---- Settings
@@ -492,18 +467,7 @@ def switch_model(engine: Any, value: str) -> Any:
 
 
 def _save_options(engine: Any, changes: dict[str, Any]) -> None:
-    direct = getattr(engine, "update_settings", None)
-    if callable(direct):
-        direct(changes)
-        return
-    from curator.settings import save_settings
-
-    for key, value in changes.items():
-        engine.settings.set(key, value)
-    save_settings(engine.paths.settings_file, engine.settings)
-    triggers = getattr(engine, "triggers", None)
-    if triggers is not None and hasattr(triggers, "update_settings"):
-        triggers.update_settings(engine.settings)
+    engine.update_settings(changes)
 
 
 # ---- Sources
