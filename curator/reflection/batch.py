@@ -50,7 +50,8 @@ from curator.reflection.ports import (
     TurnSource,
 )
 from curator.reflection.schemas import BATCH_SCHEMA, SchemaError, parse_batch_output
-from curator.reflection.staging import StagingArea
+from curator.reflection.similarity import similarity
+from curator.reflection.staging import RECURRENCE_SIMILARITY, StagingArea
 from curator.settings import OPTIONS_BY_KEY, Settings
 from curator.textproc import content_words, tokenize
 from curator.turns import IndexedTurn
@@ -117,6 +118,14 @@ def setting(settings: Settings, key: str) -> Any:
     except KeyError:
         option = OPTIONS_BY_KEY.get(key)
         return option.default if option else None
+
+
+def _repeats(item: Proposal, passing: Sequence[Proposal]) -> Rejection | None:
+    """A small model often proposes the same item twice in one reply: keep the first."""
+    for earlier in passing:
+        if earlier.kind == item.kind and similarity(item.text, earlier.text) > RECURRENCE_SIMILARITY:
+            return Rejection(item.label(), "dedup", "repeats an earlier item of the same batch")
+    return None
 
 
 def render_turn(turn: IndexedTurn) -> str:
@@ -261,7 +270,7 @@ class BatchReflector:
         gates = QualityGates(user_id, self.turns, self.knowledge, self.rejected,
                              keyword_threshold=float(setting(self.settings, "gates.keyword_support") or DEFAULT_KEYWORD_SUPPORT))
         for item in proposals_from_batch(output):
-            rejection = self._gate(item, gates, user_id)
+            rejection = self._gate(item, gates, user_id) or _repeats(item, passing)
             if rejection is not None:
                 rejections.append(rejection)
                 continue

@@ -250,3 +250,13 @@ def test_an_unsupported_title_gives_way_to_the_items_own_words(vault: VaultPaths
     result = make(vault, store, turns, model, clock).run(USER, 0)
     assert [(s.kind, s.title) for s in result.staged] == [
         ("fact", "Maya works night shifts as a nurse at St. Clair Hospital.")]
+
+
+def test_the_same_fact_twice_in_one_reply_is_staged_once(vault: VaultPaths, store: DocumentStore,
+                                                          turns: FakeTurns, clock: ManualClock) -> None:
+    conversation(turns)
+    text = "Maya works night shifts as a nurse at St. Clair Hospital."
+    model = ScriptedModel([reply(new_facts=[fact(text, [1], "Night shifts"), fact(text, [1], "Nurse")])])
+    result = make(vault, store, turns, model, clock).run(USER, 0)
+    assert [s.title for s in result.staged] == ["Night shifts"]
+    assert [(r.gate, r.reason) for r in result.rejections] == [("dedup", "repeats an earlier item of the same batch")]
