@@ -1,4 +1,4 @@
-"""Qt-side probes for ``curator bench``'s footprint suite, run as ``python -m ui.bench_probes``.
+"""Qt-side probes for ``curator bench``'s footprint suite: ``python -m ui.bench_probes NAME ...``.
 
 They live in ``ui/`` because they import Qt, which the engine (``curator/``) never does.
 Each probe prints one JSON line on stdout for the bench to read.
@@ -9,20 +9,138 @@ Each probe prints one JSON line on stdout for the bench to read.
 - ``stall VAULT reflect|idle SECONDS``: a 10 ms timer on the GUI thread while a batch
   reflection runs on a worker thread (or nothing runs); reports the longest gap.
 """
-# ruff: noqa
+
+from __future__ import annotations
+
+import json
 import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
-PROBES = {
-    "gui_app": "\nimport json, sys, time\nt_spawned = float(sys.argv[2])\nfrom PySide6.QtCore import QObject, QEvent, QTimer\nfrom PySide6.QtWidgets import QApplication, QMainWindow\napp = QApplication.instance() or QApplication(['memory-curator'])\nmarks = {}\nclass Probe(QObject):\n    def eventFilter(self, obj, event):\n        if event.type() == QEvent.Type.Show and isinstance(obj, QMainWindow) and 'shown' not in marks:\n            marks['shown'] = time.time()\n            def usable():\n                marks['usable'] = time.time()\n                print(json.dumps({'shown_s': marks['shown'] - t_spawned, 'usable_s': marks['usable'] - t_spawned}), flush=True)\n                app.quit()\n            QTimer.singleShot(0, usable)\n        return False\nprobe = Probe()\napp.installEventFilter(probe)\nimport ui.app\ncode = ui.app.main(['--vault', sys.argv[1], '--no-watch', '--quit-after', '30'])\n",
-    "gui_bare": "\nimport json, sys, time\nt_spawned = float(sys.argv[2])\nfrom PySide6.QtCore import QTimer\nfrom PySide6.QtWidgets import QApplication, QMainWindow\napp = QApplication(['bare'])\nwindow = QMainWindow()\nwindow.resize(1100, 720)\nwindow.show()\ndef usable():\n    print(json.dumps({'shown_s': time.time() - t_spawned, 'usable_s': time.time() - t_spawned}), flush=True)\n    app.quit()\nQTimer.singleShot(0, usable)\napp.exec()\n",
-    "stall": "\nimport json, sys, threading, time\nfrom pathlib import Path\nfrom PySide6.QtCore import QTimer\nfrom PySide6.QtWidgets import QApplication\nvault, mode, seconds = Path(sys.argv[1]), sys.argv[2], float(sys.argv[3])\napp = QApplication(['stall'])\ngaps, last = [], [time.perf_counter()]\ndef tick():\n    now = time.perf_counter()\n    gaps.append(now - last[0])\n    last[0] = now\n    if done.is_set():  # quit from the GUI thread: a timer posted from the worker would never fire\n        app.quit()\ntimer = QTimer()\ntimer.setInterval(10)\ntimer.timeout.connect(tick)\ndone = threading.Event()\nresult = {}\ndef work():\n    try:\n        if mode == 'reflect':\n            from curator.engine import Engine\n            from curator.bench import reflect_glue\n            engine = Engine(vault)\n            try:\n                service = reflect_glue.open_service(engine, None)\n                service.runtime.preload().result()\n                last[0] = time.perf_counter(); gaps.clear()\n                started = time.perf_counter()\n                batch = reflect_glue.run_batch(service, 'default', 0, 10)\n                result['batch_status'] = batch.status\n                result['batch_seconds'] = time.perf_counter() - started\n                service.close()\n            finally:\n                engine.close()\n        else:\n            time.sleep(seconds)\n    except Exception as exc:\n        result['error'] = f'{type(exc).__name__}: {exc}'\n    finally:\n        done.set()\ntimer.start()\nthreading.Thread(target=work, daemon=True).start()\napp.exec()\nstalls = [max(0.0, g - 0.010) * 1000 for g in gaps]\nresult.update({'max_stall_ms': max(stalls) if stalls else None, 'ticks': len(gaps),\n               'p99_stall_ms': sorted(stalls)[int(0.99 * (len(stalls) - 1))] if stalls else None})\nprint(json.dumps(result), flush=True)\n",
-}
+from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtWidgets import QApplication, QMainWindow
 
 
-def main() -> None:
-    name = sys.argv[1]
-    sys.argv = [sys.argv[0], *sys.argv[2:]]
-    exec(compile(PROBES[name], f"<probe {name}>", "exec"), {"__name__": "__probe__"})
+def _emit(data: dict[str, Any]) -> None:
+    print(json.dumps(data), flush=True)
+
+
+class _FirstShowProbe(QObject):
+    """Notes the first Show of a main window, then quits on the next event-loop turn."""
+
+    def __init__(self, app: QApplication, spawned: float) -> None:
+        super().__init__()
+        self.app = app
+        self.spawned = spawned
+        self.shown = 0.0
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.Show and isinstance(obj, QMainWindow) and not self.shown:
+            self.shown = time.time()
+            QTimer.singleShot(0, self._usable)
+        return False
+
+    def _usable(self) -> None:
+        _emit({"shown_s": self.shown - self.spawned, "usable_s": time.time() - self.spawned})
+        self.app.quit()
+
+
+def gui_app(vault: str, spawned: str) -> None:
+    """Time the real application's start until its window takes input."""
+    app = QApplication.instance() or QApplication(["memory-curator"])
+    probe = _FirstShowProbe(app, float(spawned))  # type: ignore[arg-type]
+    app.installEventFilter(probe)
+    import ui.app
+
+    ui.app.main(["--vault", vault, "--no-watch", "--quit-after", "30"])
+
+
+def gui_bare(_unused: str, spawned: str) -> None:
+    """The same measurement for a bare window: the baseline."""
+    app = QApplication(["bare"])
+    window = QMainWindow()
+    window.resize(1100, 720)
+    started = float(spawned)
+
+    def usable() -> None:
+        _emit({"shown_s": time.time() - started, "usable_s": time.time() - started})
+        app.quit()
+
+    window.show()
+    QTimer.singleShot(0, usable)
+    app.exec()
+
+
+def _reflect_once(vault: Path, result: dict[str, Any], reset: Callable[[], None]) -> None:
+    from curator.bench import reflect_glue
+    from curator.engine import Engine
+
+    engine = Engine(vault)
+    try:
+        service = reflect_glue.open_service(engine, None)
+        service.runtime.preload().result()
+        reset()
+        started = time.perf_counter()
+        batch = reflect_glue.run_batch(service, "default", 0, 10)
+        result["batch_status"] = batch.status
+        result["batch_seconds"] = time.perf_counter() - started
+        service.close()
+    finally:
+        engine.close()
+
+
+def stall(vault: str, mode: str, seconds: str) -> None:
+    """The longest gap of a 10 ms GUI timer while a batch reflection runs (or nothing runs)."""
+    app = QApplication(["stall"])
+    gaps: list[float] = []
+    last = [time.perf_counter()]
+    done = threading.Event()
+    result: dict[str, Any] = {}
+
+    def tick() -> None:
+        now = time.perf_counter()
+        gaps.append(now - last[0])
+        last[0] = now
+        if done.is_set():  # quit from the GUI thread: a timer posted from the worker would never fire
+            app.quit()
+
+    def reset() -> None:
+        last[0] = time.perf_counter()
+        gaps.clear()
+
+    def work() -> None:
+        try:
+            if mode == "reflect":
+                _reflect_once(Path(vault), result, reset)
+            else:
+                time.sleep(float(seconds))
+        except Exception as exc:
+            result["error"] = f"{type(exc).__name__}: {exc}"
+        finally:
+            done.set()
+
+    timer = QTimer()
+    timer.setInterval(10)
+    timer.timeout.connect(tick)
+    timer.start()
+    threading.Thread(target=work, daemon=True).start()
+    app.exec()
+    stalls = [max(0.0, g - 0.010) * 1000 for g in gaps]
+    result.update({"max_stall_ms": max(stalls) if stalls else None, "ticks": len(gaps),
+                   "p99_stall_ms": sorted(stalls)[int(0.99 * (len(stalls) - 1))] if stalls else None})
+    _emit(result)
+
+
+PROBES: dict[str, Callable[..., None]] = {"gui_app": gui_app, "gui_bare": gui_bare, "stall": stall}
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the probe named by the first argument with the rest as its arguments."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    PROBES[args[0]](*args[1:])
 
 
 if __name__ == "__main__":
