@@ -226,6 +226,9 @@ class JobQueue:
         self.warnings: list[str] = []
         self._lock = threading.RLock()
         self._jobs: dict[str, Job] = {}
+        # Pending jobs only, rebuilt after any change: the triggers ask for them on every
+        # new turn, and the finished history can be long.
+        self._pending_view: builtins.list[Job] | None = None
         self._next_seq = 1
         self._disk_stamp: tuple[int, int] | None = None
         self._listeners: list[JobListener] = []
@@ -307,6 +310,7 @@ class JobQueue:
                             existing, priority=priority, manual=existing.manual or manual
                         )
                         self._jobs[raised.id] = raised
+                        self._pending_view = None
                         self._save()
                         log.info("job %s raised to priority %d", raised.id, priority)
                         notify.append((raised, raised.status))
@@ -336,6 +340,7 @@ class JobQueue:
                     seq=seq,
                 )
                 self._jobs[result.id] = result
+                self._pending_view = None
                 self._save()
                 log.info("queued %s: %s for %s (%s)", result.id, kind, user_id, reason)
                 notify.append((result, None))
@@ -359,9 +364,15 @@ class JobQueue:
         statuses = {status} if isinstance(status, str) else set(status) if status else None
         with self._lock:
             self._refresh()
+            if statuses is not None and statuses <= set(PENDING_STATUSES):
+                if self._pending_view is None:
+                    self._pending_view = [j for j in self._jobs.values() if j.pending]
+                pool: Iterable[Job] = self._pending_view
+            else:
+                pool = self._jobs.values()
             jobs = [
                 j
-                for j in self._jobs.values()
+                for j in pool
                 if (statuses is None or j.status in statuses)
                 and (user_id is None or j.user_id == user_id)
                 and (kind is None or j.kind == kind)
@@ -463,6 +474,7 @@ class JobQueue:
             raise JobStateError(f"job {job_id} is {job.status}; cannot become {status}")
         updated = replace(job, status=status, **changes)
         self._jobs[job_id] = updated
+        self._pending_view = None
         self._prune()
         self._save()
         suffix = f" ({updated.error})" if updated.error else ""
@@ -481,6 +493,7 @@ class JobQueue:
         )
         for old in finished[self.history_limit :]:
             del self._jobs[old.id]
+            self._pending_view = None
 
     def _stamp(self) -> tuple[int, int] | None:
         try:
@@ -519,6 +532,7 @@ class JobQueue:
             jobs[job.id] = job
             next_seq = max(next_seq, job.seq + 1)
         self._jobs = jobs
+        self._pending_view = None
         self._next_seq = max(next_seq, int(data.get("next_seq", 1) or 1))
         self._disk_stamp = self._stamp()
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 _WORD_RE = re.compile(r"[^\W_]+(?:'[^\W_]+)?", re.UNICODE)
 
@@ -36,8 +37,12 @@ def tokenize(text: str) -> list[str]:
     return [m.group(0).lower().replace("’", "'") for m in _WORD_RE.finditer(text)]
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """A light English suffix stripper (plural, -ing, -ed, -ly); stable and cheap."""
+    """A light English suffix stripper (plural, -ing, -ed, -ly); stable and cheap.
+
+    Cached: conversations repeat their words, and signals, gates and dedup stem every one.
+    """
     w = word.lower()
     if w.endswith("'s"):
         w = w[:-2]
