@@ -41,6 +41,8 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     a.set_defaults(handler=cmd_source_remove)
 
     p = subparsers.add_parser("watch", parents=[common], help="watch the sources until stopped")
+    p.add_argument("--reflect", action="store_true",
+                   help="also run the reflections the triggers queue, on the configured model")
     p.set_defaults(handler=cmd_watch)
 
     p = subparsers.add_parser("status", parents=[common], help="sources, health, counts, triggers")
@@ -304,6 +306,12 @@ def cmd_watch(args: argparse.Namespace) -> int:
         elif event.kind == "trigger.decision":
             fired = "FIRED" if d.get("fired") else "waits"
             out("trigger.decision", d, f"trigger {d.get('trigger')} {fired} [{d.get('user_id')}]: {d.get('reason', '')}")
+        elif event.kind == "reflection.finished":
+            outcome = d.get("outcome") or {}
+            staged = len(outcome.get("staged") or [])
+            out("reflection", {"job_id": d.get("job_id"), "job_kind": d.get("job_kind"), "outcome": outcome},
+                f"reflection {d.get('job_kind')} [{d.get('user_id')}]: {outcome.get('status')}"
+                + (f", staged {staged}" if staged else "") + (f" ({outcome['error']})" if outcome.get("error") else ""))
 
     def handle_signal(signum: int, frame: Any) -> None:
         stop.set()
@@ -319,6 +327,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
         for warning in engine.warnings:
             out("warning", {"message": warning}, f"warning: {warning}")
         engine.start_watching()
+        if getattr(args, "reflect", False):
+            engine.start_reflection()
         out("ready", {"vault": str(engine.paths.root)}, f"watching; vault {engine.paths.root}; Ctrl+C to stop")
         while not stop.wait(0.5):
             pass
