@@ -24,7 +24,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "resources" / "demo"
-LOCOMO = Path("/work/shared/data/locomo")
+LOCOMO = ROOT.parent / "shared" / "data" / "locomo"  # the development data beside the project
 
 
 def _cli(vault: Path, *args: str) -> None:
