@@ -7,9 +7,12 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from collections.abc import Iterator  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
 
+from curator.engine import Engine  # noqa: E402
+from helpers import StagedSet, open_demo_engine, stage_items  # noqa: E402
 from ui.bridge import MainThreadPoster  # noqa: E402
 from ui.interaction import ScriptedInteraction  # noqa: E402
 from ui.workers import OpRunner  # noqa: E402
@@ -36,3 +39,16 @@ def runner(poster: MainThreadPoster) -> Iterator[OpRunner]:
 @pytest.fixture
 def interaction() -> ScriptedInteraction:
     return ScriptedInteraction()
+
+
+# A demo vault and a set of staged items; test files with other needs define their own.
+@pytest.fixture
+def engine(tmp_path: Path) -> Iterator[Engine]:
+    eng = open_demo_engine(tmp_path / "vault")
+    yield eng
+    eng.close()
+
+
+@pytest.fixture
+def staged(engine: Engine) -> StagedSet:
+    return stage_items(engine)

@@ -21,17 +21,6 @@ from ui.panes.status import StatusPane, describe_event
 WAIT = 10_000
 
 
-@pytest.fixture
-def engine(tmp_path: Path) -> Iterator[Engine]:
-    eng = open_demo_engine(tmp_path / "vault")
-    yield eng
-    eng.close()
-
-
-@pytest.fixture
-def staged(engine: Engine) -> StagedSet:
-    return stage_items(engine)
-
 
 @pytest.fixture
 def summary_ids(engine: Engine) -> list[str]:
