@@ -14,7 +14,7 @@ from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QUrl
 
 from curator.documents import Document
 from curator.engine import Engine
-from helpers import StagedSet, knowledge_ids, open_demo_engine, stage_items, staged_ids
+from helpers import StagedSet, knowledge_ids, staged_ids
 from ui.interaction import ScriptedInteraction
 from ui.main_window import MainWindow
 

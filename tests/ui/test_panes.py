@@ -13,7 +13,7 @@ from curator.clock import ManualClock
 from curator.documents import Document
 from curator.engine import Engine
 from curator.reflection.summaries import SummaryStore
-from helpers import StagedSet, knowledge_ids, open_demo_engine, stage_items
+from helpers import StagedSet, knowledge_ids, stage_items
 from ui.interaction import ScriptedInteraction
 from ui.main_window import MainWindow
 from ui.panes.status import StatusPane, describe_event
