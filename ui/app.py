@@ -89,9 +89,7 @@ def open_engine(vault: Path, demo: bool, watch: bool) -> Any:
             engine.start_watching()
         else:
             engine.scan_all()
-        starter = getattr(engine, "start_reflection", None)
-        if callable(starter):
-            starter()
+        engine.start_reflection()
 
     except BaseException:
         engine.close()
