@@ -38,7 +38,11 @@ class ManualClock:
 
 def iso_utc(timestamp: float) -> str:
     """Format a Unix timestamp as an ISO-8601 UTC string with a trailing Z."""
-    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    try:
+        return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    except (OverflowError, OSError, ValueError, TypeError):
+        # A time no calendar can hold (NaN, far future) from an old record: shown, not fatal.
+        return f"(invalid time {timestamp!r})"
 
 
 def parse_iso(value: str) -> float | None:

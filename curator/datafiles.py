@@ -22,3 +22,11 @@ def data_dir(name: str) -> Path:
 def demo_dir() -> Path:
     """The bundled demo source folder."""
     return data_dir("resources") / "demo"
+
+
+def readme_path() -> Path | None:
+    """The README (beside the packages in a checkout, in ``_data`` in a wheel), if present."""
+    for candidate in (_PACKAGE.parent / "README.md", _PACKAGE / "_data" / "README.md"):
+        if candidate.is_file():
+            return candidate
+    return None

@@ -13,34 +13,27 @@ import time
 
 _STARTED = time.monotonic()  # before the Qt imports: start-up time is measured from here
 
-import argparse  # noqa: E402
-import logging  # noqa: E402
-import os  # noqa: E402
-import sys  # noqa: E402
-from collections.abc import Callable, Sequence  # noqa: E402
-from pathlib import Path  # noqa: E402
-from typing import Any  # noqa: E402
+import argparse
+import logging
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QTimer  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
 
-from ui.bridge import MainThreadPoster  # noqa: E402
-from ui.main_window import MainWindow  # noqa: E402
-from ui.resources import app_icon, stylesheet  # noqa: E402
-from ui.single_instance import InstanceServer, ask_running_instance  # noqa: E402
+from curator.vault.paths import default_vault
+from ui.infra.bridge import MainThreadPoster
+from ui.infra.resources import app_icon, stylesheet
+from ui.infra.single_instance import InstanceServer, ask_running_instance
+from ui.main_window import MainWindow
+
+if TYPE_CHECKING:
+    from curator.engine import Engine
 
 log = logging.getLogger("memory_curator")
 APP_ID = "io.github.memorycurator.MemoryCurator"
-
-
-def default_vault() -> Path:
-    """``$CURATOR_VAULT`` or the platform's user data folder (the same as the CLI's)."""
-    env = os.environ.get("CURATOR_VAULT")
-    if env:
-        return Path(env).expanduser()
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir("memory-curator"))
 
 
 def demo_vault() -> Path:
@@ -64,7 +57,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--first-run", action="store_true", help="show the first-run assistant even if set up")
     parser.add_argument("--no-watch", action="store_true", help="do not watch sources (read them once)")
     parser.add_argument("--screenshot", type=Path, help="save a PNG of the window once loaded, then quit")
-    parser.add_argument("--tab", default="", help="tab to show first (review, contradictions, reflections, knowledge, status)")
+    parser.add_argument(
+        "--tab",
+        default="",
+        help="tab to show first (review, contradictions, reflections, knowledge, cycle, status)",
+    )
     parser.add_argument("--quit-after", type=float, default=0.0, help="quit after this many seconds")
     return parser.parse_args(list(argv) if argv is not None else None)
 
@@ -107,7 +104,7 @@ def apply_first_run(result: Any) -> None:
             engine.add_source(Path(source.path), adapter=source.adapter, user_id=source.user_id)
         if result.model_path:
             engine.settings.set("model.path", result.model_path)
-            from curator.settings import save_settings
+            from curator.vault.settings import save_settings
 
             save_settings(engine.paths.settings_file, engine.settings)
     finally:
@@ -127,7 +124,7 @@ class Startup:
 
     def begin(self) -> None:
         if (self.args.first_run or needs_first_run(self.vault)) and not self.args.demo:
-            from ui.first_run import FirstRunWizard
+            from ui.dialogs.first_run import FirstRunWizard
 
             self.wizard = FirstRunWizard(self.window.runner, self.vault, self.window,
                                          interaction=self.window.interaction)
@@ -148,17 +145,17 @@ class Startup:
         self.window.runner.submit("open vault", lambda: open_engine(vault, demo, watch), self._on_engine_open,
                                   lambda e: self.window.show_engine_error(str(e)))
 
-    def _on_engine_open(self, engine: Any) -> None:
+    def _on_engine_open(self, engine: Engine) -> None:
         self.window.attach_engine(engine)
-        from ui.services import model_runtime
-
-        runtime = model_runtime(engine)
-        if runtime is not None and hasattr(runtime, "preload"):
+        runtime = engine.runtime
+        if runtime is not None:
             runtime.preload()  # returns at once; the model worker loads it and reports model.* events
         print(f"vault open {time.monotonic() - _STARTED:.2f} s after start", flush=True)
-        tabs = {"review": 0, "contradictions": 1, "reflections": 2, "knowledge": 3, "status": 4}
+        w = self.window
+        tabs = {"review": w.review, "contradictions": w.contradictions, "reflections": w.reflections,
+                "knowledge": w.knowledge, "cycle": w.cycle, "status": w.status}
         if self.args.tab in tabs:
-            self.window.tabs.setCurrentIndex(tabs[self.args.tab])
+            w.tabs.setCurrentWidget(tabs[self.args.tab])
         if self.args.screenshot:
             QTimer.singleShot(2500, self._save_screenshot)
 

@@ -37,7 +37,7 @@ class _FirstShowProbe(QObject):
         self.spawned = spawned
         self.shown = 0.0
 
-    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.Show and isinstance(obj, QMainWindow) and not self.shown:
             self.shown = time.time()
             QTimer.singleShot(0, self._usable)

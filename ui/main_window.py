@@ -8,21 +8,38 @@ periodic status snapshot.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QByteArray, QEvent, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
-from PySide6.QtWidgets import QComboBox, QLabel, QMainWindow, QProgressBar, QTabWidget, QToolBar, QWidget
+from PySide6.QtCore import QByteArray, QEvent, QSettings, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence
+from PySide6.QtWidgets import (
+    QComboBox,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QTabWidget,
+    QToolBar,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
-from ui.bridge import EventRelay, MainThreadPoster, relay_data
-from ui.interaction import DialogInteraction, Interaction
+from ui.dialogs.settings_dialog import SettingsDialog
+from ui.infra.bridge import EventRelay, MainThreadPoster, relay_data
+from ui.infra.interaction import DialogInteraction, Interaction
+from ui.infra.resources import app_icon, icon
+from ui.infra.workers import OpRunner
 from ui.panes.contradictions import ContradictionsPane
+from ui.panes.cycle import CyclePane
 from ui.panes.knowledge import KnowledgePane
+from ui.panes.notice import Notice
 from ui.panes.reflections import ReflectionsPane
 from ui.panes.review import ReviewPane
 from ui.panes.status import ActivityEntry, StatusPane
-from ui.resources import app_icon, icon
-from ui.services import (
+from ui.panes.work import WorkIndicator, WorkTracker, job_name
+from ui.services.cycles import CycleService
+from ui.services.facade import (
     KnowledgeService,
     ReviewService,
     SourcesService,
@@ -31,9 +48,12 @@ from ui.services import (
     apply_settings,
     discover_models,
 )
-from ui.settings_dialog import SettingsDialog
 from ui.tray import TrayController
-from ui.workers import OpRunner
+
+if TYPE_CHECKING:  # the engine is opened by ui.app; the window only shows it
+    from curator.engine import Engine
+    from curator.triggers.jobs import Job
+    from ui.dialogs.settings_dialog import SettingsDialog
 
 STATUS_INTERVAL_MS = 5000
 
@@ -46,6 +66,7 @@ class MainWindow(QMainWindow):
 
     engine_attached = Signal()
     settings_saved = Signal()
+    open_vault_requested = Signal(str)
 
     def __init__(
         self,
@@ -62,7 +83,7 @@ class MainWindow(QMainWindow):
         self.interaction: Interaction = interaction or DialogInteraction(self)
         self.runner = OpRunner(self.poster, self)
         self.relay = EventRelay(self.poster, self)
-        self.engine: Any = None
+        self.engine: Engine | None = None
         self._state = QSettings(str(state_file), QSettings.Format.IniFormat) if state_file else None
         self._first_queue_load = True
         self.settings_dialog: SettingsDialog | None = None
@@ -72,6 +93,7 @@ class MainWindow(QMainWindow):
         self.contradictions = ContradictionsPane(self.runner, self.interaction)
         self.reflections = ReflectionsPane(self.runner, self.interaction)
         self.knowledge = KnowledgePane(self.runner, self.interaction)
+        self.cycle = CyclePane(self.runner, self.interaction)
         self.status = StatusPane()
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
@@ -79,8 +101,16 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.contradictions, icon("contradiction"), "Contradictions")
         self.tabs.addTab(self.reflections, icon("reflect"), "Reflections")
         self.tabs.addTab(self.knowledge, icon("search"), "Knowledge")
+        self.tabs.addTab(self.cycle, icon("reflect"), "Cycle")
         self.tabs.addTab(self.status, icon("history"), "Status && activity")
-        self.setCentralWidget(self.tabs)
+        self.notice = Notice()
+        central = QWidget()
+        central_layout = QVBoxLayout(central)
+        central_layout.setContentsMargins(0, 0, 0, 0)
+        central_layout.setSpacing(0)
+        central_layout.addWidget(self.tabs, 1)
+        central_layout.addWidget(self.notice)  # answers to actions, with Undo, under the panes
+        self.setCentralWidget(central)
 
         # ---- Toolbar and status bar
         toolbar = QToolBar("Main")
@@ -94,7 +124,13 @@ class MainWindow(QMainWindow):
         self.user_combo = QComboBox()
         self.user_combo.setToolTip("Whose memories are shown")
         self.user_combo.setMinimumWidth(120)
+        self.reflect_action.setMenu(self.reflections.reflect_menu)
+        self.reflect_action.setToolTip("Run a reflection now: choose which")
         toolbar.addAction(self.reflect_action)
+        reflect_tool = toolbar.widgetForAction(self.reflect_action)
+        if isinstance(reflect_tool, QToolButton):
+            reflect_tool.setObjectName("toolbar_reflect")
+            reflect_tool.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         toolbar.addAction(self.undo_action)
         toolbar.addSeparator()
         toolbar.addWidget(QLabel(" User: "))
@@ -112,14 +148,26 @@ class MainWindow(QMainWindow):
         self.busy.setMaximumWidth(80)
         self.busy.setMaximumHeight(12)
         self.busy.hide()
-        self.statusBar().addWidget(self.vault_label, 1)
+        self.work = WorkTracker()
+        self.work_indicator = WorkIndicator(self.work)
+        # Left: what runs (the widest text); right: the vault (full path in its tooltip), the
+        # review count and the model. Answers to actions show in a strip above (``notice``).
+        self.vault_label.setMaximumWidth(320)
+        self.statusBar().addWidget(self.work_indicator, 1)
+        self.statusBar().addPermanentWidget(self.vault_label)
         self.statusBar().addPermanentWidget(self.queue_label)
         self.statusBar().addPermanentWidget(self.model_label)
         self.statusBar().addPermanentWidget(self.busy)
         self.tray = TrayController(self) if with_tray else None
+        self._build_menus()
 
         # ---- Wiring
         self.reflect_action.triggered.connect(self._on_reflect_action_triggered)
+        self.review.action_answered.connect(self._on_review_action_answered)
+        self.cycle.answered.connect(self._on_review_action_answered)
+        self.cycle.count_changed.connect(self._on_cycle_count_changed)
+        self.notice.undo_requested.connect(self.review._on_undo_button_clicked)
+        self.work_indicator.cancel_requested.connect(self._on_status_cancel_requested)
         self.undo_action.triggered.connect(self.review._on_undo_button_clicked)
         self.settings_action.triggered.connect(self._on_settings_action_triggered)
         self.user_combo.currentTextChanged.connect(self._on_user_combo_changed)
@@ -127,6 +175,7 @@ class MainWindow(QMainWindow):
         self.runner.op_failed.connect(self._on_runner_op_failed)
         self.relay.event_received.connect(self._on_relay_event_received)
         self.relay.tokens_received.connect(self.status.on_tokens)
+        self.relay.tokens_received.connect(self._on_relay_tokens_received)
         self.review.queue_changed.connect(self._on_review_queue_changed)
         self.reflections.reflection_requested.connect(self._on_reflection_requested)
         self.status.cancel_requested.connect(self._on_status_cancel_requested)
@@ -142,7 +191,7 @@ class MainWindow(QMainWindow):
 
     # ---- Public API
 
-    def attach_engine(self, engine: Any, user_id: str = "") -> None:
+    def attach_engine(self, engine: Engine, user_id: str = "") -> None:
         """Show ``engine``'s vault. Called on the GUI thread once the engine is open."""
         self.engine = engine
         self.relay.attach(engine.bus)
@@ -152,7 +201,8 @@ class MainWindow(QMainWindow):
         self.user_combo.addItems(users)
         self.user_combo.setCurrentText(user_id if user_id in users else users[0])
         self.user_combo.blockSignals(False)
-        self.vault_label.setText(f"Vault: {engine.paths.root}")
+        self.vault_label.setText(f"Vault: {Path(engine.paths.root).name}")
+        self.vault_label.setToolTip(str(engine.paths.root))
         self._attach_user(self.user_combo.currentText())
         self._set_engine_actions_enabled(True)
         self._status_timer.start()
@@ -161,6 +211,10 @@ class MainWindow(QMainWindow):
     def show_engine_error(self, message: str) -> None:
         self.vault_label.setText(f"Could not open the vault: {message}")
         self.status.add_activity([ActivityEntry(__import__("time").time(), "vault.error", message, "error")])
+
+    def _after_settings_saved(self) -> None:
+        self.settings_saved.emit()
+        self.refresh_status()
 
     def refresh_status(self) -> None:
         if self.engine is None:
@@ -199,7 +253,7 @@ class MainWindow(QMainWindow):
         if self.tray is not None:
             self.tray.hide()
         engine, self.engine = self.engine, None
-        if close_engine and engine is not None and hasattr(engine, "close"):
+        if close_engine and engine is not None:
             engine.close()
 
     # ---- Qt overrides
@@ -219,10 +273,13 @@ class MainWindow(QMainWindow):
 
     def _attach_user(self, user_id: str) -> None:
         engine = self.engine
+        if engine is None:
+            return
         self.review.attach(ReviewService(engine, user_id))
         self.contradictions.attach(ReviewService(engine, user_id))
         self.reflections.attach(SummariesService(engine, user_id))
         self.knowledge.attach(KnowledgeService(engine, user_id))
+        self.cycle.attach(CycleService(engine, user_id))
         self.refresh_status()
 
     def _on_user_combo_changed(self, user_id: str) -> None:
@@ -233,11 +290,15 @@ class MainWindow(QMainWindow):
     def _on_relay_event_received(self, kind: str, data: object) -> None:
         payload = relay_data(data)
         self.status.on_engine_event(kind, payload)
+        if self.work.on_event(kind, payload):
+            self._show_work()
         if kind.startswith(QUEUE_EVENTS):
             self.review.reload()
             self.contradictions.reload()
         if kind.startswith(SUMMARY_EVENTS):
             self.reflections.reload()
+        if kind.startswith(("reflection.cycle", "review.")):
+            self.cycle.reload()
         if kind.startswith("model."):
             self.model_label.setText(self.status.model_label.text())
         if kind in ("job.finished", "model.ready", "model.error"):
@@ -246,12 +307,28 @@ class MainWindow(QMainWindow):
             self.knowledge.run_search()
 
     def _on_review_queue_changed(self, count: int) -> None:
-        self.queue_label.setText(f"{count} waiting")
+        self.queue_label.setText(f"{count} to review")
         self.tabs.setTabText(0, f"Review ({count})" if count else "Review")
         self.setWindowTitle(f"Memory Curator — {count} waiting" if count else "Memory Curator")
         if self.tray is not None:
             self.tray.set_count(count, notify=not self._first_queue_load)
         self._first_queue_load = False
+
+    def _on_relay_tokens_received(self, _job_id: str, text: str) -> None:
+        self.work.on_tokens(text)
+        self._show_work()
+
+    def _show_work(self) -> None:
+        self.work_indicator.refresh()
+        self.status.show_work(self.work.now_text(), self.work.fraction())
+        self.review.set_activity(self.work.summary())
+
+    def _on_cycle_count_changed(self, count: int) -> None:
+        index = self.tabs.indexOf(self.cycle)
+        self.tabs.setTabText(index, f"Cycle ({count})" if count else "Cycle")
+
+    def _on_review_action_answered(self, message: str, undoable: bool) -> None:
+        self.notice.show_message(message, undoable)
 
     def _on_status_snapshot(self, snapshot: Any) -> None:
         self.status.show_snapshot(snapshot)
@@ -259,11 +336,14 @@ class MainWindow(QMainWindow):
             self.model_label.setText(f"Model: {snapshot.model}")
 
     def _on_reflect_action_triggered(self) -> None:
-        self.tabs.setCurrentWidget(self.reflections)
-        self.reflections.custom_prompt.setFocus()
+        # From the keyboard or the menu bar: open the same menu the toolbar button opens.
+        button = self.findChild(QToolButton, "toolbar_reflect")
+        if button is not None and button.isVisible():
+            button.showMenu()
 
-    def _on_reflection_requested(self, job: Any) -> None:
-        self.tabs.setCurrentWidget(self.status)
+    def _on_reflection_requested(self, job: Job) -> None:
+        kind = job.kind
+        self.notice.show_message(f"{job_name(kind).capitalize()} queued; the status bar shows it running")
 
     def _on_status_cancel_requested(self, job_id: str) -> None:
         if self.engine is None:
@@ -275,6 +355,9 @@ class MainWindow(QMainWindow):
         if self.engine is None:
             return
         engine = self.engine
+        # Imported on first use: model discovery and its imports stay out of start-up.
+        from ui.dialogs.settings_dialog import SettingsDialog
+
         self.settings_dialog = SettingsDialog(engine.settings, self, runner=self.runner, interaction=self.interaction,
                                               sources=SourcesService(engine), discover=lambda: discover_models(engine))
         self.settings_dialog.accepted.connect(self._on_settings_dialog_accepted)
@@ -297,11 +380,76 @@ class MainWindow(QMainWindow):
             return
         engine = self.engine
         self.runner.submit("save settings", lambda: apply_settings(engine, changes),
-                           lambda _r: (self.settings_saved.emit(), self.refresh_status()),
+                           lambda _r: self._after_settings_saved(),
                            lambda e: self.interaction.inform("Settings", f"Not saved: {e}"))
 
     def _on_runner_op_failed(self, label: str, message: str) -> None:
         self.statusBar().showMessage(f"{label} failed: {message}", 8000)
+
+    # ---- Menus
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        self.open_vault_action = file_menu.addAction(icon("search"), "&Open vault…")
+        self.open_vault_action.setShortcut(QKeySequence.StandardKey.Open)
+        self.open_vault_action.triggered.connect(self._on_open_vault_action_triggered)
+        file_menu.addAction(self.settings_action)
+        file_menu.addSeparator()
+        self.quit_action = file_menu.addAction("&Quit")
+        self.quit_action.setShortcut(QKeySequence("Ctrl+Q"))
+        self.quit_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
+        self.quit_action.triggered.connect(self._on_quit_action_triggered)
+        view_menu = bar.addMenu("&View")
+        for index in range(self.tabs.count()):
+            action = view_menu.addAction(self.tabs.tabText(index).replace("&&", "&"))
+            action.setShortcut(QKeySequence(f"Alt+{index + 1}"))
+            action.triggered.connect(lambda _checked=False, i=index: self.tabs.setCurrentIndex(i))
+        view_menu.addSeparator()
+        view_menu.addAction(self.reflect_action)
+        view_menu.addAction(self.undo_action)
+        self.view_menu = view_menu
+        help_menu = bar.addMenu("&Help")
+        self.connect_client_action = help_menu.addAction("&Connect a chat client…",
+                                                         self._on_connect_client_action_triggered)
+        help_menu.addAction("&Open the README", self._on_readme_action_triggered)
+        help_menu.addAction("&About Memory Curator", self._on_about_action_triggered)
+        self.help_menu = help_menu
+
+    def _on_quit_action_triggered(self) -> None:
+        from PySide6.QtWidgets import QApplication
+
+        self.close()
+        QApplication.quit()
+
+    def _on_open_vault_action_triggered(self) -> None:
+        folder = self.interaction.choose_folder("Open a vault", str(self.engine.paths.root) if self.engine else "")
+        if folder:
+            self.open_vault_requested.emit(folder)
+
+    def _on_connect_client_action_triggered(self) -> None:
+        from curator.cli.main import default_vault
+        from ui.dialogs.connect_client import ConnectClientDialog
+
+        vault = self.engine.paths.root if self.engine is not None else default_vault()
+        ConnectClientDialog(vault, self.interaction, parent=self).exec()
+
+    def _on_readme_action_triggered(self) -> None:
+        from curator.datafiles import readme_path
+
+        path = readme_path()
+        if path is None:
+            self.interaction.inform("README", "The README is not installed with this copy.")
+            return
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
+
+    def _on_about_action_triggered(self) -> None:
+        from curator import __version__
+
+        QMessageBox.about(self, "About Memory Curator",
+                          f"<b>Memory Curator</b> {__version__}<br>Watches your local chat client's"
+                          " conversations, proposes memories with a local model, and keeps only"
+                          " what you approve. Everything stays on this machine.")
 
     # ---- Helpers
 
@@ -310,10 +458,9 @@ class MainWindow(QMainWindow):
             action.setEnabled(enabled)
 
     @staticmethod
-    def _users(engine: Any) -> list[str]:
-        paths = getattr(engine, "paths", None)
-        users = list(paths.user_ids()) if paths is not None and hasattr(paths, "user_ids") else []
-        for source in getattr(getattr(engine, "settings", None), "sources", []) or []:
+    def _users(engine: Engine) -> list[str]:
+        users = list(engine.paths.user_ids())
+        for source in engine.settings.sources:
             if source.user_id not in users:
                 users.append(source.user_id)
         return users

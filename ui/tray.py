@@ -6,7 +6,7 @@ from PySide6.QtCore import QObject, QRect, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QFont, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
-from ui.resources import app_icon
+from ui.infra.resources import app_icon
 
 
 def badge_icon(base: QIcon, count: int, size: int = 64) -> QIcon:

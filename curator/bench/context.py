@@ -28,10 +28,12 @@ class Sizes:
     locomo_repeats: int  # imports of the LoCoMo conversations timed
     reflection_repeats: int
     quality_conversations: int | None  # None: all
-    quality_batches: int  # 10-turn batches reflected per conversation in quality (c)
+    quality_batches: int | None  # 10-turn batches reflected per conversation in quality (c); None: all
     quality_reflect_conversations: int | None  # conversations reflected in (c); None: all
     stall_seconds: float
     reflect_max_tokens: int | None = None  # None: the prompt file's own limit
+    rq_conversations: int | None = None  # LoCoMo conversations in reflection-quality; None: all
+    rq_sessions: int | None = None  # sessions reflected per conversation there; None: all
 
 
 QUICK = Sizes(
@@ -39,13 +41,13 @@ QUICK = Sizes(
     baseline_queries={1_000: 60, 10_000: 25}, freshness_alone=10, freshness_bursts=1,
     burst_lines=1_000, burst_probes=10, locomo_repeats=2, reflection_repeats=1,
     quality_conversations=None, quality_batches=1, quality_reflect_conversations=1, stall_seconds=0.0,
-    reflect_max_tokens=640,
+    reflect_max_tokens=640, rq_conversations=1, rq_sessions=2,
 )
 FULL = Sizes(
     ingest_corpus=100_000, ingest_files=20, search_sizes=(1_000, 10_000, 100_000), search_queries=400,
     baseline_queries={1_000: 200, 10_000: 80, 100_000: 25}, freshness_alone=30, freshness_bursts=2,
     burst_lines=1_000, burst_probes=20, locomo_repeats=3, reflection_repeats=2,
-    quality_conversations=None, quality_batches=2, quality_reflect_conversations=None, stall_seconds=0.0,
+    quality_conversations=None, quality_batches=None, quality_reflect_conversations=None, stall_seconds=0.0,
 )
 
 
@@ -83,7 +85,8 @@ class BenchContext:
         """Texts the generated corpora are made of."""
         if "pool" not in self.shared:
             self.shared["pool"] = text_pool(self.conversations)
-        return self.shared["pool"]  # type: ignore[no-any-return]
+        pool: list[tuple[str, str]] = self.shared["pool"]
+        return pool
 
     def corpus_folder(self, turns: int, files: int) -> Path:
         """A folder with ``turns`` generated turns in JSONL files (written once per run)."""

@@ -20,14 +20,80 @@ from curator.bench.locomo import LocomoConversation
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 TURNS_PER_CONVERSATION = 300
 
-_WORDS = (
-    "garden hiking pottery violin adoption camping marathon painting museum concert kids dog "
-    "cat guitar novel recipe bakery job interview promotion school teacher nurse engineer "
-    "beach mountain lake city trip flight train car accident birthday wedding friend sister "
-    "brother mother father grandmother support group counseling volunteer shelter charity race "
-    "photo sunset coffee tea book library movie series game football tennis yoga meditation "
-    "project deadline meeting client startup bakery sculpture workshop class lesson exam"
-).split()
+_WORDS = [
+    "garden",
+    "hiking",
+    "pottery",
+    "violin",
+    "adoption",
+    "camping",
+    "marathon",
+    "painting",
+    "museum",
+    "concert",
+    "kids",
+    "dog",
+    "cat",
+    "guitar",
+    "novel",
+    "recipe",
+    "bakery",
+    "job",
+    "interview",
+    "promotion",
+    "school",
+    "teacher",
+    "nurse",
+    "engineer",
+    "beach",
+    "mountain",
+    "lake",
+    "city",
+    "trip",
+    "flight",
+    "train",
+    "car",
+    "accident",
+    "birthday",
+    "wedding",
+    "friend",
+    "sister",
+    "brother",
+    "mother",
+    "father",
+    "grandmother",
+    "support",
+    "group",
+    "counseling",
+    "volunteer",
+    "shelter",
+    "charity",
+    "race",
+    "photo",
+    "sunset",
+    "coffee",
+    "tea",
+    "book",
+    "library",
+    "movie",
+    "series",
+    "game",
+    "football",
+    "tennis",
+    "yoga",
+    "meditation",
+    "project",
+    "deadline",
+    "meeting",
+    "client",
+    "startup",
+    "bakery",
+    "sculpture",
+    "workshop",
+    "class",
+    "lesson",
+    "exam",
+]
 
 
 def text_pool(conversations: Sequence[LocomoConversation]) -> list[tuple[str, str]]:
@@ -83,7 +149,7 @@ def write_corpus(folder: Path, pool: Sequence[tuple[str, str]], count: int, file
 
 def corpus_texts(paths: Sequence[Path]) -> list[str]:
     """The message texts of generated corpus files, in order (for the BM25 baseline)."""
-    texts = []
+    texts: list[str] = []
     for path in paths:
         with path.open(encoding="utf-8") as handle:
             texts.extend(json.loads(line)["content"] for line in handle if line.strip())

@@ -19,6 +19,7 @@ from typing import Any
 
 _SESSION_RE = re.compile(r"^session_(\d+)$")
 _EVENTS_RE = re.compile(r"^events_session_(\d+)$")
+_OBSERVATION_RE = re.compile(r"^session_(\d+)_observation$")
 # Evidence ids are "D<session>:<turn>"; a few gold entries are mistyped ("D:11:26",
 # "D8:6; D9:17"), so they are split and repaired rather than dropped.
 _DIA_RE = re.compile(r"D:?(\d+):(\d+)")
@@ -56,6 +57,8 @@ class LocomoConversation:
     turns: list[LocomoTurn]
     questions: list[LocomoQuestion] = field(default_factory=list)
     events: dict[int, list[str]] = field(default_factory=dict)
+    # Gold observations per session: (speaker, text, evidence dia_ids).
+    observations: dict[int, list[tuple[str, str, tuple[str, ...]]]] = field(default_factory=dict)
 
     def quality_questions(self) -> list[LocomoQuestion]:
         """Questions of categories 1-4 that name at least one evidence turn."""
@@ -118,7 +121,9 @@ def parse_conversation(conv_id: str, record: dict[str, Any]) -> LocomoConversati
     turns: list[LocomoTurn] = []
     fallback = datetime(2023, 1, 1, tzinfo=UTC)
     for number in sessions:
-        start = parse_session_date(str(body.get(f"session_{number}_date_time", ""))) or fallback + timedelta(days=number)
+        start = parse_session_date(
+            str(body.get(f"session_{number}_date_time", ""))
+        ) or fallback + timedelta(days=number)
         for i, raw in enumerate(body[f"session_{number}"]):
             if not isinstance(raw, dict) or not raw.get("dia_id"):
                 continue
@@ -128,14 +133,22 @@ def parse_conversation(conv_id: str, record: dict[str, Any]) -> LocomoConversati
             # Seconds apart inside a session, so order and session date both survive.
             turns.append(LocomoTurn(str(raw["dia_id"]), number, str(raw.get("speaker") or ""), text,
                                     start + timedelta(seconds=30 * i)))
-    events_src = record.get("event_summary") if isinstance(record.get("event_summary"), dict) else record
+    summary = record.get("event_summary")
+    events_src: dict[str, Any] = summary if isinstance(summary, dict) else record
     events: dict[int, list[str]] = {}
     for key, value in events_src.items():
         match = _EVENTS_RE.match(key)
         if match and isinstance(value, dict):
-            items = [str(e) for speaker, lst in value.items() if speaker != "date" and isinstance(lst, list) for e in lst]
+            items = [
+                str(e)
+                for speaker, lst in value.items()
+                if speaker != "date" and isinstance(lst, list)
+                for e in lst
+            ]
             events[int(match.group(1))] = items
     questions = []
+    observed = record.get("observation")
+    observations = _observations(observed if isinstance(observed, dict) else body)
     for q in record.get("qa") or []:
         if not isinstance(q, dict):
             continue
@@ -143,9 +156,30 @@ def parse_conversation(conv_id: str, record: dict[str, Any]) -> LocomoConversati
             category = int(q.get("category", 0))
         except (TypeError, ValueError):
             continue
-        questions.append(LocomoQuestion(str(q.get("question") or ""), category, normalise_evidence(q.get("evidence") or [])))
+        questions.append(
+            LocomoQuestion(
+                str(q.get("question") or ""), category, normalise_evidence(q.get("evidence") or [])
+            )
+        )
     return LocomoConversation(conv_id, str(body.get("speaker_a") or ""), str(body.get("speaker_b") or ""),
-                              turns, questions, events)
+                              turns, questions, events, observations)
+
+
+def _observations(source: dict[str, Any]) -> dict[int, list[tuple[str, str, tuple[str, ...]]]]:
+    """``session_N_observation``: ``{speaker: [[text, dia_id or ids], ...]}`` per session."""
+    out: dict[int, list[tuple[str, str, tuple[str, ...]]]] = {}
+    for key, value in source.items():
+        match = _OBSERVATION_RE.match(key)
+        if not match or not isinstance(value, dict):
+            continue
+        items = out.setdefault(int(match.group(1)), [])
+        for speaker, entries in value.items():
+            for entry in entries if isinstance(entries, list) else []:
+                if isinstance(entry, list) and len(entry) >= 2 and str(entry[0]).strip():
+                    evidence = normalise_evidence(entry[1])
+                    if evidence:
+                        items.append((str(speaker), str(entry[0]).strip(), evidence))
+    return out
 
 
 def load_folder(folder: Path) -> list[LocomoConversation]:
@@ -159,19 +193,23 @@ def load_folder(folder: Path) -> list[LocomoConversation]:
     return conversations
 
 
-def jsonl_lines(conv: LocomoConversation) -> list[str]:
+def jsonl_lines(conv: LocomoConversation, *, two_people: bool = False) -> list[str]:
     """The conversation in the generic JSONL chat format, one message per line.
 
     ``speaker_a`` plays the user and ``speaker_b`` the assistant (the format needs a role);
     the names travel in ``speaker``. The dia_id is the message id, so a search hit maps back
-    to it through the turn's message key.
+    to it through the turn's message key. With ``two_people`` both speakers are users (LoCoMo
+    is two people talking, and its gold observations are about both) and each session is a
+    conversation of its own, as a chat client would store it.
     """
     lines = []
     for turn in conv.turns:
         role = "assistant" if turn.speaker == conv.speaker_b and conv.speaker_b != conv.speaker_a else "user"
+        if two_people:
+            role = "user"
         lines.append(json.dumps({
             "id": turn.dia_id,
-            "conversation": conv.conv_id,
+            "conversation": f"{conv.conv_id}-s{turn.session}" if two_people else conv.conv_id,
             "role": role,
             "speaker": turn.speaker,
             "content": turn.text,
@@ -180,12 +218,12 @@ def jsonl_lines(conv: LocomoConversation) -> list[str]:
     return lines
 
 
-def write_jsonl(conv: LocomoConversation, folder: Path) -> Path:
+def write_jsonl(conv: LocomoConversation, folder: Path, *, two_people: bool = False) -> Path:
     """Write the conversation as ``<folder>/<conv_id>.jsonl``; returns the file."""
     folder.mkdir(parents=True, exist_ok=True)
     safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", conv.conv_id).strip("-.") or "conversation"
     path = folder / f"{safe}.jsonl"
-    path.write_text("\n".join(jsonl_lines(conv)) + "\n", encoding="utf-8")
+    path.write_text("\n".join(jsonl_lines(conv, two_people=two_people)) + "\n", encoding="utf-8")
     return path
 
 

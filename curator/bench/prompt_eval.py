@@ -28,7 +28,7 @@ LOCOMO = ROOT.parent / "shared" / "data" / "locomo"  # the development data besi
 
 
 def _cli(vault: Path, *args: str) -> None:
-    cmd = [sys.executable, "-m", "curator.cli", "--vault", str(vault), *args]
+    cmd = [sys.executable, "-m", "curator.cli.main", "--vault", str(vault), *args]
     subprocess.run(cmd, check=True, capture_output=True, text=True)
 
 
@@ -44,9 +44,9 @@ def _locomo_folder(conv_id: str, turns: int, into: Path) -> Path:
 
 def evaluate(name: str, source: Path, work: Path, seed: int | None) -> dict[str, Any]:
     from curator.engine import Engine
-    from curator.reflect_service import ReflectionService
-    from curator.reflection.gates import keyword_support
+    from curator.reflection.gates.quality import keyword_support
     from curator.reflection.micro import normalise_quote
+    from curator.reflection.service import ReflectionService
 
     vault = work / f"vault-{name}"
     _cli(vault, "init")
@@ -59,11 +59,12 @@ def evaluate(name: str, source: Path, work: Path, seed: int | None) -> dict[str,
     started = time.monotonic()
     try:
         engine.scan_all()
-        service = ReflectionService(engine)
+        service = ReflectionService(engine.reflection_parts())
         service.model.seed = seed
         for kind in ("batch", "micro"):
             service.request(kind, "default")
             ran = service.run_pending(kinds=(kind,))
+            assert engine.triggers is not None  # opened with triggers
             for _ in range(20):
                 engine.triggers.tick()
                 more = service.run_pending(kinds=(kind,))
@@ -87,7 +88,9 @@ def evaluate(name: str, source: Path, work: Path, seed: int | None) -> dict[str,
                     m["status"] = f"{m.get('status', '')} {outcome.get('status')}".strip()
                     m["error"] = f"{m.get('error', '')} {outcome.get('error', '')}".strip()
                 for rej in outcome.get("rejections") or []:
-                    report.setdefault("rejections", []).append(f"{kind}/{rej['gate']}: {rej['item'][:60]} -- {rej['reason'][:80]}")
+                    report.setdefault("rejections", []).append(
+                        f"{kind}/{rej['gate']}: {rej['item'][:60]} -- {rej['reason'][:80]}"
+                    )
         docs, _ = service.review.staging.scan("default") if hasattr(service.review, "staging") else ([], [])
         for doc in docs:
             numbers = [int(n) for n in (doc.get("source_turns") or [])]
@@ -96,13 +99,19 @@ def evaluate(name: str, source: Path, work: Path, seed: int | None) -> dict[str,
             text = str(doc.get("new_text") or doc.get("content") or body)
             check = keyword_support(text, cited, 0.6) if cited else None
             evidence = str(doc.get("evidence") or "")
-            report["items"].append({
-                "kind": doc.kind, "title": doc.title, "turns": numbers,
-                "flagged": bool(doc.get("quarantine")),
-                "support": round(check.ratio, 2) if check else None,
-                "evidence_in_cited": bool(evidence) and any(normalise_quote(evidence) in normalise_quote(t.text) for t in cited),
-                "text": " ".join(text.split())[:160], "evidence": evidence[:100],
-            })
+            report["items"].append(
+                {
+                    "kind": doc.kind,
+                    "title": doc.title,
+                    "turns": numbers,
+                    "flagged": bool(doc.get("quarantine")),
+                    "support": round(check.ratio, 2) if check else None,
+                    "evidence_in_cited": bool(evidence)
+                    and any(normalise_quote(evidence) in normalise_quote(t.text) for t in cited),
+                    "text": " ".join(text.split())[:160],
+                    "evidence": evidence[:100],
+                }
+            )
     finally:
         if service is not None:
             service.close()
@@ -132,11 +141,22 @@ def main(argv: list[str] | None = None) -> int:
                 print(json.dumps(report), flush=True)
                 continue
             b, m = report["batch"], report["micro"]
-            print(f"== {name} ({report['seconds']} s): batch proposed/passed/staged {b['proposed']}/{b['passed']}/{b['staged']} "
-                  f"in {b['batches']} batches {b.get('statuses')}; micro {m.get('proposed', 0)}/{m.get('passed', 0)}/{m.get('staged', 0)} {m.get('status')} {m.get('error', '')}", flush=True)
+            print(
+                f"== {name} ({report['seconds']} s): batch proposed/passed/staged "
+                f"{b['proposed']}/{b['passed']}/{b['staged']} "
+                f"in {b['batches']} batches {b.get('statuses')}; micro "
+                f"{m.get('proposed', 0)}/{m.get('passed', 0)}/{m.get('staged', 0)} "
+                f"{m.get('status')} {m.get('error', '')}",
+                flush=True,
+            )
             for item in report["items"]:
-                print(f"   + {item['kind']}{' [FLAGGED]' if item['flagged'] else ''}: {item['title']!r} turns {item['turns']} "
-                      f"support {item['support']} :: {item['text']}" + (f" <= {item['evidence']!r}" if item['evidence'] else ""), flush=True)
+                print(
+                    f"   + {item['kind']}{' [FLAGGED]' if item['flagged'] else ''}: "
+                    f"{item['title']!r} turns {item['turns']} "
+                    f"support {item['support']} :: {item['text']}"
+                    + (f" <= {item['evidence']!r}" if item["evidence"] else ""),
+                    flush=True,
+                )
             for rej in report.get("rejections", [])[:12]:
                 print(f"   - {rej}", flush=True)
     finally:

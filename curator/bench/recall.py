@@ -42,7 +42,9 @@ class Bm25Baseline:
     """
 
     def __init__(self, texts: Sequence[str], tokenizer: Any = raw_tokens) -> None:
-        from rank_bm25 import BM25Okapi  # a product dependency; imported late to keep CLI start fast
+        from rank_bm25 import (
+            BM25Okapi,  # a product dependency; imported late to keep CLI start fast
+        )
 
         self.tokenizer = tokenizer
         # rank_bm25 divides by the corpus size and average length: guard empty documents.
@@ -60,3 +62,36 @@ class Bm25Baseline:
             part = np.argpartition(-scores, k)[:k]
             order = part[np.lexsort((part, -scores[part]))]
         return [int(i) for i in order[:k]]
+
+
+class TurnPairBaseline:
+    """The strongest plain retrieval: BM25 over turn pairs, Porter-stemmed, stop words out.
+
+    Each turn is indexed as "speaker: text" together with the turn before it (the turn-pair
+    context that lifts recall on conversations), in an in-memory SQLite FTS5 table with the
+    Porter tokenizer, and ranked by FTS5's own bm25(). Nothing of the curator is used, so it
+    shows what the curator's search adds over a careful plain setup.
+    """
+
+    def __init__(self, speakers: Sequence[str], texts: Sequence[str]) -> None:
+        import sqlite3
+
+        self.db = sqlite3.connect(":memory:")
+        self.db.execute("CREATE VIRTUAL TABLE pairs USING fts5(body, tokenize='porter unicode61')")
+        rows = []
+        for i, (speaker, text) in enumerate(zip(speakers, texts, strict=True)):
+            before = f"{speakers[i - 1]}: {texts[i - 1]}\n" if i else ""
+            rows.append((i + 1, f"{before}{speaker}: {text}"))
+        self.db.executemany("INSERT INTO pairs(rowid, body) VALUES (?, ?)", rows)
+
+    def top(self, query: str, k: int) -> list[int]:
+        """Indices of the ``k`` best turns, best first."""
+        from curator.index.text import STOP_WORDS
+
+        words = [w for w in raw_tokens(query) if w not in STOP_WORDS]
+        if not words:
+            return []
+        match = " OR ".join(f'"{w}"' for w in dict.fromkeys(words))
+        rows = self.db.execute("SELECT rowid FROM pairs WHERE pairs MATCH ? ORDER BY bm25(pairs), rowid LIMIT ?",
+                               (match, k)).fetchall()
+        return [int(r[0]) - 1 for r in rows]

@@ -1,4 +1,4 @@
-"""The one place the bench touches the reflection glue (``curator.reflect_service``).
+"""The one place the bench touches the reflection glue (``curator.reflection.service``).
 
 Everything else in the bench depends on these few functions, so a change in the glue's
 API is a change here only. The bench walks a conversation the way it would arrive: batch
@@ -11,17 +11,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from curator.turns import IndexedTurn
+from curator.sources.turns import IndexedTurn
+
+if TYPE_CHECKING:
+    from curator.engine import Engine
+    from curator.llm.runtime import ModelRuntime
+    from curator.reflection.service import ReflectionService
 
 
 def glue_available() -> str:
     """Empty when the reflection glue can be imported, else why not."""
     try:
-        import curator.reflect_service  # noqa: F401
+        import curator.reflection.service  # noqa: F401
     except Exception as exc:  # ImportError, or a half-written module
-        return f"the reflection glue (curator.reflect_service) is not importable: {type(exc).__name__}: {exc}"
+        return f"the reflection glue (curator.reflection.service) is not importable: {type(exc).__name__}: {exc}"
     return ""
 
 
@@ -53,23 +58,24 @@ class ReflectionRun:
     seconds: float = 0.0
 
 
-def open_service(engine: Any, model_path: Path | None, runtime: Any = None) -> Any:
+def open_service(engine: Engine, model_path: Path | None,
+                 runtime: ModelRuntime | None = None) -> ReflectionService:
     """The glue's reflection service on ``engine`` (a runtime may be shared between vaults)."""
-    from curator.reflect_service import ReflectionService
+    from curator.reflection.service import ReflectionService
 
     if runtime is not None:
-        return ReflectionService(engine, runtime, sleep=lambda _s: None)
-    return ReflectionService(engine, model_path=model_path, sleep=lambda _s: None)
+        return ReflectionService(engine.reflection_parts(), runtime, sleep=lambda _s: None)
+    return ReflectionService(engine.reflection_parts(), model_path=model_path, sleep=lambda _s: None)
 
 
 def batch_reflector(service: Any, upper: int) -> Any:
     """A batch reflector wired like the service's own, seeing turns up to ``upper`` only."""
     from curator.reflection.batch import BatchReflector
 
-    engine = service.engine
-    return BatchReflector(engine.paths, engine.store, UpToTurnSource(service.turns, upper), service.knowledge,
-                          service.model, engine.settings, clock=engine.clock, sleep=lambda _s: None,
-                          events=engine.bus, rejected=service.rejected)
+    parts = service.parts
+    return BatchReflector(parts.paths, parts.store, UpToTurnSource(service.turns, upper), service.knowledge,
+                          service.model, parts.settings, clock=parts.clock, sleep=lambda _s: None,
+                          events=parts.bus, rejected=service.rejected)
 
 
 def run_batch(service: Any, user_id: str, after: int, upper: int) -> Any:
@@ -91,6 +97,22 @@ def approve_all(service: Any, user_id: str) -> tuple[int, list[str]]:
         except Exception as exc:  # one refused item must not stop the others
             errors.append(f"{item.doc_id}: {type(exc).__name__}: {exc}")
     return approved, errors
+
+
+def run_micro(service: Any, user_id: str, conversation: str, numbers: list[int]) -> dict[str, Any]:
+    """A session-end micro-reflection over one conversation's turns ``numbers``."""
+    from curator.reflection.micro import entries_from_turns
+
+    turns = [t for n in numbers if (t := service.turns.get(user_id, n)) is not None and t.conversation == conversation]
+    result = service._micro().run(user_id, entries_from_turns(turns), trigger="session_end")
+    return {"status": str(getattr(result, "status", "")), "error": str(getattr(result, "error", "") or "")}
+
+
+def staged_items(service: Any, user_id: str) -> list[dict[str, Any]]:
+    """Every staged proposal (context summaries aside) as plain data."""
+    return [{"doc_id": i.doc_id, "kind": i.kind, "title": i.title, "text": i.text, "lane": i.lane,
+             "flagged": i.flagged, "confidence": i.confidence, "source_turns": list(i.source_turns)}
+            for i in service.review.list_items(user_id).items if i.kind != "summary"]
 
 
 def staged_texts(service: Any, user_id: str) -> list[str]:
@@ -129,7 +151,7 @@ def limit_output_tokens(vault: Path, max_tokens: int | None, names: Sequence[str
         return
     import re
 
-    from curator.prompts import bundled_prompt_dir
+    from curator.reflection.prompts import bundled_prompt_dir
 
     folder = Path(vault) / "prompts"
     folder.mkdir(parents=True, exist_ok=True)

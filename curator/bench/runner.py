@@ -17,6 +17,10 @@ from curator.bench.report import SuiteOutcome
 
 # Run order matters: ingest builds the scale vaults that search and footprint reuse.
 SUITES: tuple[str, ...] = ("ingest", "search", "freshness", "quality", "reflection", "footprint")
+# Suites that take hours with a local model, and the faults soak (1,000 kill -9 cycles), run
+# only when named.
+ON_REQUEST: tuple[str, ...] = ("reflection-quality", "faults")
+ALL_SUITES: tuple[str, ...] = SUITES + ON_REQUEST
 
 
 def default_data_dir(project_root: Path | None = None) -> Path:
@@ -51,12 +55,16 @@ def run_bench(
     model: str | None = None,
     verbose: bool = True,
     workdir: Path | None = None,
+    cycles: int | None = None,
 ) -> tuple[list[SuiteOutcome], dict[str, Any]]:
-    """Run the chosen suites; returns their outcomes and the run's metadata."""
+    """Run the chosen suites; returns their outcomes and the run's metadata.
+
+    ``cycles`` sets the number of kill -9 cycles of the faults suite (default 1,000; 100 quick).
+    """
     chosen = list(suites or SUITES)
-    unknown = [s for s in chosen if s not in SUITES]
+    unknown = [s for s in chosen if s not in ALL_SUITES]
     if unknown:
-        raise ValueError(f"unknown suite(s): {', '.join(unknown)} (choose from {', '.join(SUITES)})")
+        raise ValueError(f"unknown suite(s): {', '.join(unknown)} (choose from {', '.join(ALL_SUITES)})")
     data_dir, note = resolve_data(data)
     conversations = load_folder(data_dir) if data_dir else []
     if data_dir is not None and not conversations:
@@ -69,13 +77,15 @@ def run_bench(
         model_path=Path(model).expanduser().resolve() if model else None,
         sizes=QUICK if quick else FULL, verbose=verbose, data_note=note,
     )
+    if cycles is not None:
+        ctx.shared["fault_cycles"] = cycles
     if note:
         ctx.log(note)
     started = time.monotonic()
     outcomes: list[SuiteOutcome] = []
     try:
-        for name in [s for s in SUITES if s in chosen]:
-            module = importlib.import_module(f"curator.bench.suites.{name}")
+        for name in [s for s in ALL_SUITES if s in chosen]:
+            module = importlib.import_module(f"curator.bench.suites.{name.replace('-', '_')}")
             ctx.log(f"suite {name}")
             t0 = time.monotonic()
             try:
@@ -96,7 +106,7 @@ def run_bench(
         "data_note": note,
         "conversations": len(conversations),
         "turns": sum(len(c.turns) for c in conversations),
-        "suites": [s for s in SUITES if s in chosen],
+        "suites": [s for s in ALL_SUITES if s in chosen],
         "seconds": round(time.monotonic() - started, 1),
     }
     return outcomes, meta

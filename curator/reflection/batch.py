@@ -24,13 +24,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from curator.atomic import write_json_state
 from curator.clock import Clock, SystemClock, iso_utc
-from curator.doc_store import DocumentStore
 from curator.events import EventBus
+from curator.index.text import content_words, elide, tokenize
 from curator.reflection.contradictions import ContradictionDetector, ModelConfirmer
-from curator.reflection.fingerprints import RejectedMemory
-from curator.reflection.gates import (
+from curator.reflection.gates.chain import Evidence, quote_key, reground, tidy
+from curator.reflection.gates.fingerprints import RejectedMemory
+from curator.reflection.gates.quality import (
     DEFAULT_KEYWORD_SUPPORT,
     Proposal,
     QualityGates,
@@ -39,23 +39,26 @@ from curator.reflection.gates import (
     confidence_for,
     proposals_from_batch,
 )
-from curator.reflection.narrowing import NARROWING_KEY, batch_narrowing
+from curator.reflection.gates.similarity import similarity
+from curator.reflection.narrowing import NARROWING_KEY, batch_narrowing, restore_quote
 from curator.reflection.pipeline import draft_for, flag, provenance, route_contradiction, stage_all
 from curator.reflection.ports import (
     GenerationDefaults,
+    KnowledgeDoc,
     KnowledgeIndex,
     ModelCancelled,
     ModelClient,
     ModelReply,
     TurnSource,
 )
-from curator.reflection.schemas import BATCH_SCHEMA, SchemaError, parse_batch_output
-from curator.reflection.similarity import similarity
-from curator.reflection.staging import RECURRENCE_SIMILARITY, StagingArea
-from curator.settings import OPTIONS_BY_KEY, Settings
-from curator.textproc import content_words, tokenize
-from curator.turns import IndexedTurn
-from curator.vault_paths import VaultPaths
+from curator.reflection.rephrase import as_memory, is_first_person
+from curator.reflection.schemas import BATCH_SCHEMA, BatchOutput, SchemaError, parse_batch_output
+from curator.review.staging import RECURRENCE_SIMILARITY, StagingArea
+from curator.sources.turns import IndexedTurn
+from curator.vault.atomic import write_json_state
+from curator.vault.paths import VaultPaths
+from curator.vault.settings import OPTIONS_BY_KEY, Settings
+from curator.vault.store import DocumentStore
 
 log = logging.getLogger(__name__)
 
@@ -122,10 +125,46 @@ def setting(settings: Settings, key: str) -> Any:
 
 def _repeats(item: Proposal, passing: Sequence[Proposal]) -> Rejection | None:
     """A small model often proposes the same item twice in one reply: keep the first."""
+    quotes = {quote_key(e.quote) for e in item.evidence}
     for earlier in passing:
         if earlier.kind == item.kind and similarity(item.text, earlier.text) > RECURRENCE_SIMILARITY:
             return Rejection(item.label(), "dedup", "repeats an earlier item of the same batch")
+        if quotes and quotes == {quote_key(e.quote) for e in earlier.evidence}:
+            return Rejection(item.label(), "dedup", "rests on the same quote as an earlier item of the same batch")
     return None
+
+
+def _with_evidence(item: Proposal) -> Rejection | None:
+    """The person's own characters back in each quote, and the quotes kept as evidence.
+
+    Quotes were offered in grammar-safe form (narrowing.grammar_safe); the chain checks each
+    one in its own turn right after this.
+    """
+    by_number = {t.number: t for t in item.cited}
+    item.evidence = [
+        Evidence(
+            e.turn,
+            restore_quote(e.quote, by_number[e.turn].text) if e.turn in by_number else e.quote,
+        )
+        for e in item.evidence
+    ]
+    if item.evidence:
+        item.fields["evidence"] = " … ".join(e.quote for e in item.evidence)
+        item.fields["evidence_quotes"] = [{"turn": e.turn, "quote": e.quote} for e in item.evidence]
+    item.text = tidy(item.text)
+    speaker = next((t.speaker for t in item.cited if t.role == "user" and t.speaker), "")
+    if item.kind == "fact" and speaker and is_first_person(item.text):
+        # A copied "I ..." sentence reads as a memory about the speaker; the gates judge the result.
+        item.notes.append("rephrased from the first person by code")
+        item.text = as_memory(item.text, speaker)
+        if is_first_person(item.title):
+            item.title = elide(as_memory(item.title, speaker), 60)
+    return None
+
+
+def _content_problem(error: str) -> bool:
+    """An error the turns' text can cause (grammar construction, parsing), not a model outage."""
+    return "grammar" in error.lower() or "unparsable" in error.lower()
 
 
 def render_turn(turn: IndexedTurn) -> str:
@@ -237,29 +276,13 @@ class BatchReflector:
             return
 
         knowledge = self.knowledge.search(user_id, " ".join(top_keywords(batch.turns)), limit=KNOWLEDGE_LIMIT)
-        # Lists, not joined text: the runtime may trim them to fit (prompt file ``trim`` rules).
-        existing = [f"[{d.doc_id}] ({d.category}) {d.title}: {' '.join(d.text.split())[:300]}" for d in knowledge]
-        variables: dict[str, Any] = {
-            "turns": batch.blocks,
-            "turn_numbers": ", ".join(str(t.number) for t in batch.turns),
-            "existing_knowledge": existing,
-            # Grammar narrowing: cite only shown turns, copy only their sentences, name only shown ids.
-            NARROWING_KEY: batch_narrowing(batch.turns, [d.doc_id for d in knowledge]),
-        }
-        reply = self._call(variables, record)
-        if reply is None:
-            result.error = record.get("error", "model call failed")
-            return
-        record["model"] = reply.model or self.model.model_name
-        record["prompt_version"] = reply.prompt_version
-        record["finish_reason"] = reply.finish_reason
-        try:
-            if reply.problems:
-                raise SchemaError("; ".join(reply.problems))
-            output = parse_batch_output(reply.text)
-        except SchemaError as exc:
-            record["raw_response"] = reply.text[:RAW_LOG_LIMIT] if isinstance(reply.text, str) else repr(reply.text)[:RAW_LOG_LIMIT]
-            result.error = f"unparsable model output: {exc}"
+        part = list(zip(batch.turns, batch.blocks, strict=True))
+        output = self._reflect(part, knowledge, record, result)
+        if output is None:
+            if _content_problem(result.error) and len(part) == 1:
+                # One turn the model cannot be asked about or answer for: logged and passed over.
+                self._skip(part, record, result)
+                result.status, result.reset_counters = "skipped", True
             return
         record["parse_notes"] = output.notes
 
@@ -267,23 +290,47 @@ class BatchReflector:
         result.items_proposed = output.item_count + len(output.rejected)
         rejections.extend(apply_caps(output))
         passing: list[Proposal] = []
-        gates = QualityGates(user_id, self.turns, self.knowledge, self.rejected,
-                             keyword_threshold=float(setting(self.settings, "gates.keyword_support") or DEFAULT_KEYWORD_SUPPORT))
+        gates = QualityGates(
+            user_id,
+            self.turns,
+            self.knowledge,
+            self.rejected,
+            keyword_threshold=float(
+                setting(self.settings, "gates.keyword_support") or DEFAULT_KEYWORD_SUPPORT
+            ),
+        )
         for item in proposals_from_batch(output):
-            rejection = self._gate(item, gates, user_id) or _repeats(item, passing)
+            rejection = self._gate(item, gates, user_id)
+            if rejection is not None and rejection.gate in ("keyword", "evidence") and item.kind == "fact":
+                rejection = self._regrounded(item, gates, user_id, batch.turns) or rejection
+                rejection = None if rejection.gate == "" else rejection
+            rejection = rejection or _repeats(item, passing)
             if rejection is not None:
                 rejections.append(rejection)
                 continue
             item.confidence = confidence_for(item.cited)
-            flag(item)
+            flag(item, batch=[(t.number, t.text) for t in batch.turns])
             passing.append(item)
         result.rejections = rejections
         result.items_passed = len(passing)
 
         model_name = str(record.get("model", ""))
-        drafts = [draft_for(i, result.batch_id, "batch",
-                            provenance(i, "batch", result.batch_id, model_name, str(record.get("prompt_version", "")), self.clock.now()))
-                  for i in passing]
+        drafts = [
+            draft_for(
+                i,
+                result.batch_id,
+                "batch",
+                provenance(
+                    i,
+                    "batch",
+                    result.batch_id,
+                    model_name,
+                    str(record.get("prompt_version", "")),
+                    self.clock.now(),
+                ),
+            )
+            for i in passing
+        ]
         outcome = stage_all(self.staging, user_id, drafts, result.batch_id)
         root = self.paths.user(user_id).root
         for doc in outcome.staged:
@@ -295,8 +342,95 @@ class BatchReflector:
         result.status = "completed" if passing else "empty"
         result.reset_counters = True
 
+    def _reflect(self, part: list[tuple[IndexedTurn, str]], knowledge: Sequence[KnowledgeDoc],
+                 record: dict[str, Any], result: BatchResult) -> BatchOutput | None:
+        """The parsed output for ``part``; on output that cannot be built or parsed, its halves.
+
+        A turn whose text breaks grammar construction or parsing must not stop every later batch
+        of that person (it did: the batch was retried forever). So the newer and older halves get
+        one call each; turns of a half that fails too are logged as skipped, and the run still
+        resets the counters. A model that cannot be called at all aborts as before.
+        """
+        reply = self._call(self._variables(part, knowledge), record)
+        if reply is None:
+            result.error = str(record.get("error", "model call failed"))
+            if _content_problem(result.error) and len(part) > 1 and not record.get("split"):
+                return self._halves(part, knowledge, record, result)
+            return None
+        record["model"] = reply.model or self.model.model_name
+        record["prompt_version"] = reply.prompt_version
+        record["finish_reason"] = reply.finish_reason
+        try:
+            if reply.problems:
+                raise SchemaError("; ".join(reply.problems))
+            return parse_batch_output(reply.text)
+        except SchemaError as exc:
+            record["raw_response"] = (
+                reply.text[:RAW_LOG_LIMIT]
+                if isinstance(reply.text, str)
+                else repr(reply.text)[:RAW_LOG_LIMIT]
+            )
+            result.error = f"unparsable model output: {exc}"
+            record["error"] = result.error
+            if len(part) == 1 or record.get("split"):
+                return None
+            return self._halves(part, knowledge, record, result)
+
+    def _halves(self, part: list[tuple[IndexedTurn, str]], knowledge: Sequence[KnowledgeDoc],
+                record: dict[str, Any], result: BatchResult) -> BatchOutput | None:
+        record["split"] = True
+        middle = len(part) // 2
+        merged = BatchOutput()
+        answered = False
+        for half in (part[:middle], part[middle:]):
+            attempt: dict[str, Any] = {"split": True}
+            out = self._reflect(half, knowledge, attempt, result)
+            if out is None:
+                if not _content_problem(str(attempt.get("error", ""))):
+                    return None  # the model itself failed: abort, keep the counters
+                record["error"] = attempt.get("error", "")
+                self._skip(half, record, result)
+                continue
+            answered = True
+            for section in ("new_facts", "corrections", "connections", "open_questions", "rejected", "notes"):
+                getattr(merged, section).extend(getattr(out, section))
+            for key in ("model", "prompt_version", "finish_reason"):
+                if key in attempt:
+                    record[key] = attempt[key]
+        result.error = "" if answered else result.error
+        return merged
+
+    def _skip(self, part: list[tuple[IndexedTurn, str]], record: dict[str, Any], result: BatchResult) -> BatchOutput:
+        numbers = [t.number for t, _b in part]
+        log.warning("batch: skipped turns %s: %s", numbers, record.get("error", ""))
+        record["skipped_turns"] = [*record.get("skipped_turns", []), *numbers]
+        return BatchOutput(notes=[f"turns {numbers} skipped: {record.get('error', '')}"])
+
+    def _variables(self, part: list[tuple[IndexedTurn, str]], knowledge: Sequence[KnowledgeDoc]) -> dict[str, Any]:
+        turns = [t for t, _b in part]
+        # Lists, not joined text: the runtime may trim them to fit (prompt file ``trim`` rules).
+        existing = [f"[{d.doc_id}] ({d.category}) {d.title}: {' '.join(d.text.split())[:300]}" for d in knowledge]
+        return {
+            "turns": [b for _t, b in part],
+            "turn_numbers": ", ".join(str(t.number) for t in turns),
+            "existing_knowledge": existing,
+            # Grammar narrowing: cite only shown turns, copy only their sentences, name only shown ids.
+            NARROWING_KEY: batch_narrowing(turns, [d.doc_id for d in knowledge]),
+        }
+
+    def _regrounded(self, item: Proposal, gates: QualityGates, user_id: str,
+                    turns: Sequence[IndexedTurn]) -> Rejection | None:
+        """The item cited anew by code when another shown turn grounds it (same gates again)."""
+        evidence = reground(item.text, turns, gates.keyword_threshold)
+        if evidence is None:
+            return None
+        item.source_turns, item.evidence, item.gates = [evidence.turn], [evidence], []
+        item.notes.append(f"evidence re-cited by code: turn {evidence.turn}")
+        rejection = self._gate(item, gates, user_id)
+        return rejection if rejection is not None else Rejection(item.label(), "", "")
+
     def _gate(self, item: Proposal, gates: QualityGates, user_id: str) -> Rejection | None:
-        for step in (gates.turn_existence, gates.keyword, gates.related_file, gates.rejected_before):
+        for step in (gates.turn_existence, _with_evidence, gates.keyword, gates.related_file, gates.rejected_before):
             rejection = step(item)
             if rejection is not None:
                 return rejection
@@ -384,7 +518,14 @@ class BatchReflector:
         for entry in self.staging.expire(user_id, docs, int(setting(self.settings, "batch.expiry_days"))):
             result.expired_files.append(entry.original)
 
-    def _write_log(self, folder: Path, result: BatchResult, trigger: str, urgency: float, record: dict[str, Any]) -> Path:
+    def _write_log(
+        self,
+        folder: Path,
+        result: BatchResult,
+        trigger: str,
+        urgency: float,
+        record: dict[str, Any],
+    ) -> Path:
         entry: dict[str, Any] = {
             "batch_id": result.batch_id,
             "timestamp": iso_utc(self.clock.now()),

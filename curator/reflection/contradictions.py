@@ -18,9 +18,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from curator.index.text import STOP_WORDS, stem
 from curator.reflection.ports import GenerationDefaults, KnowledgeDoc, ModelCancelled, ModelClient
-from curator.reflection.schemas import CONTRADICTION_CHECK_SCHEMA, SchemaError, parse_contradiction_check
-from curator.textproc import STOP_WORDS, stem
+from curator.reflection.schemas import (
+    CONTRADICTION_CHECK_SCHEMA,
+    SchemaError,
+    parse_contradiction_check,
+)
 
 log = logging.getLogger(__name__)
 
@@ -30,16 +34,73 @@ MIN_SHARED = 2
 
 _TOKEN_RE = re.compile(r"\d+(?:[.,:]\d+)*|[^\W\d_]+(?:['’][^\W\d_]+)?", re.UNICODE)
 _NEGATIONS = frozenset(
-    """not no never none nobody nothing neither nor cannot can't don't doesn't didn't isn't aren't
-    wasn't weren't won't wouldn't hasn't haven't hadn't shouldn't couldn't mustn't any_more
-    anymore longer""".split()
+    [
+        "not",
+        "no",
+        "never",
+        "none",
+        "nobody",
+        "nothing",
+        "neither",
+        "nor",
+        "cannot",
+        "can't",
+        "don't",
+        "doesn't",
+        "didn't",
+        "isn't",
+        "aren't",
+        "wasn't",
+        "weren't",
+        "won't",
+        "wouldn't",
+        "hasn't",
+        "haven't",
+        "hadn't",
+        "shouldn't",
+        "couldn't",
+        "mustn't",
+        "any_more",
+        "anymore",
+        "longer",
+    ]
 )
 _MONTHS = frozenset(
-    """january february march april may june july august september october november december
-    jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday
-    saturday sunday""".split()
+    [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+    ]
 )
-_PLACE_PREPS = frozenset("in at from to near into inside around outside".split())
+_PLACE_PREPS = frozenset(["in", "at", "from", "to", "near", "into", "inside", "around", "outside"])
 
 
 @dataclass(frozen=True)

@@ -10,11 +10,11 @@ from __future__ import annotations
 import hashlib
 import logging
 
-from curator.doc_store import DocumentStore
-from curator.documents import Document
+from curator.reflection.gates.similarity import normalised_scores
 from curator.reflection.ports import KnowledgeDoc
-from curator.reflection.similarity import normalised_scores
-from curator.vault_paths import DOC_ID_RE
+from curator.vault.documents import Document
+from curator.vault.paths import DOC_ID_RE
+from curator.vault.store import DocumentStore
 
 log = logging.getLogger(__name__)
 

@@ -15,27 +15,42 @@ checks apply.
 from __future__ import annotations
 
 import logging
-
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from curator.clock import Clock, SystemClock
-from curator.doc_store import DocumentStore
 from curator.events import EventBus
+from curator.index.text import elide
 from curator.reflection.batch import StagedRef, setting, top_keywords
 from curator.reflection.contradictions import ContradictionDetector, ModelConfirmer
-from curator.reflection.fingerprints import RejectedMemory
-from curator.reflection.gates import DEFAULT_KEYWORD_SUPPORT, Proposal, QualityGates, Rejection, confidence_for, keyword_support
+from curator.reflection.gates.chain import quote_key, reground
+from curator.reflection.gates.fingerprints import RejectedMemory
+from curator.reflection.gates.quality import (
+    DEFAULT_KEYWORD_SUPPORT,
+    Proposal,
+    QualityGates,
+    Rejection,
+    confidence_for,
+    keyword_support,
+)
+from curator.reflection.gates.similarity import similarity
 from curator.reflection.narrowing import NARROWING_KEY, MicroNarrowing, quote_options
 from curator.reflection.pipeline import draft_for, flag, provenance, route_contradiction, stage_all
-from curator.reflection.ports import GenerationDefaults, KnowledgeDoc, KnowledgeIndex, ModelCancelled, ModelClient
+from curator.reflection.ports import (
+    GenerationDefaults,
+    KnowledgeDoc,
+    KnowledgeIndex,
+    ModelCancelled,
+    ModelClient,
+)
+from curator.reflection.rephrase import as_memory, is_first_person
 from curator.reflection.schemas import MICRO_SCHEMA, SchemaError, parse_micro_output, short
-from curator.reflection.similarity import similarity
-from curator.reflection.staging import StagingArea
-from curator.settings import Settings
-from curator.turns import IndexedTurn
-from curator.vault_paths import VaultPaths
+from curator.review.staging import StagingArea
+from curator.sources.turns import IndexedTurn
+from curator.vault.paths import VaultPaths
+from curator.vault.settings import Settings
+from curator.vault.store import DocumentStore
 
 log = logging.getLogger(__name__)
 
@@ -87,8 +102,8 @@ def inline(text: str, limit: int) -> str:
 
 def normalise_quote(text: str) -> str:
     """Case- and spacing-insensitive form used to find an evidence quote in the excerpt."""
-    text = " ".join(text.casefold().split())
-    return text.strip(" \"'“”‘’.…")
+    # Quote style folded: offered quotes carry typographic quotes (narrowing.grammar_safe).
+    return quote_key(text)
 
 
 def entries_from_turns(turns: Sequence[IndexedTurn]) -> list[MicroEntry]:
@@ -231,13 +246,19 @@ class MicroReflector:
                 raise SchemaError("; ".join(reply.problems))
             output = parse_micro_output(reply.text)
         except SchemaError as exc:
-            return MicroResult("aborted", error=f"unparsable model output: {exc}", raw_response=str(reply.text)[:100_000])
+            return MicroResult(
+                "aborted",
+                error=f"unparsable model output: {exc}",
+                raw_response=str(reply.text)[:100_000],
+            )
 
         result = MicroResult("completed")
         result.rejections = [Rejection(f"facts: {r.item}", "schema", r.reason) for r in output.rejected]
         result.facts_proposed = len(output.facts) + len(output.rejected)
         for extra in output.facts[max_facts:]:
-            result.rejections.append(Rejection(f"facts: {short(extra.fact, 70)}", "cap", f"more than {max_facts} facts"))
+            result.rejections.append(
+                Rejection(f"facts: {short(extra.fact, 70)}", "cap", f"more than {max_facts} facts")
+            )
         gates = QualityGates(user_id, _NoTurns(), self.knowledge, self.rejected)
         threshold = float(setting(self.settings, "gates.keyword_support") or DEFAULT_KEYWORD_SUPPORT)
         excerpt_norm = normalise_quote(excerpt.text)
@@ -245,17 +266,28 @@ class MicroReflector:
         passing: list[Proposal] = []
         seen: set[str] = set()
         for fact in output.facts[:max_facts]:
-            item = Proposal("fact", "facts", fact.fact[:80], fact.fact, "Facts", notes=list(fact.notes))
+            speaker = fact.subject_name.strip() or (authors[0] if len(authors) == 1 else "")
+            if fact.subject == "author" and speaker and is_first_person(fact.fact):
+                # A copied "I ..." sentence reads as a memory about its author; gates judge the result.
+                fact.fact = as_memory(fact.fact, speaker)
+            item = Proposal("fact", "facts", elide(fact.fact, 80), fact.fact, "Facts", notes=list(fact.notes))
             # A small model repeats itself: the same fact twice in one reply is one proposal.
-            key = normalise_quote(fact.fact)
-            if key in seen:
+            # Two facts resting on the same quote are one item too.
+            keys = {normalise_quote(fact.fact), "quote:" + normalise_quote(fact.evidence)} - {"quote:"}
+            if keys & seen:
                 result.rejections.append(Rejection(item.label(), "dedup", "repeats an earlier fact of the same reply"))
                 continue
-            seen.add(key)
             quote = normalise_quote(fact.evidence)
             if not quote or quote not in excerpt_norm:
-                result.rejections.append(Rejection(item.label(), "evidence", "evidence quote does not occur in the excerpt"
-                                                   if quote else "no evidence quote"))
+                result.rejections.append(
+                    Rejection(
+                        item.label(),
+                        "evidence",
+                        "evidence quote does not occur in the excerpt"
+                        if quote
+                        else "no evidence quote",
+                    )
+                )
                 continue
             item.gates.append("evidence")
             subject_id = ""
@@ -265,8 +297,13 @@ class MicroReflector:
                 name = fact.subject_name.strip().casefold()
                 subject_id = name_to_id.get(name, "") if name else (single_author or "")
                 if not subject_id:
-                    result.rejections.append(Rejection(item.label(), "subject",
-                                                       f"author {short(fact.subject_name, 30)!r} is not in the excerpt"))
+                    result.rejections.append(
+                        Rejection(
+                            item.label(),
+                            "subject",
+                            f"author {short(fact.subject_name, 30)!r} is not in the excerpt",
+                        )
+                    )
                     continue
             item.cited = [e.turn for e in excerpt.entries if e.turn is not None and quote in normalise_quote(e.content)]
             item.source_turns = [t.number for t in item.cited]
@@ -274,7 +311,17 @@ class MicroReflector:
             # turns the quote came from, as the batch keyword gate demands of batch items.
             support = keyword_support(fact.fact, item.cited, threshold)
             if item.cited and not support.passed:
-                result.rejections.append(Rejection(item.label(), "keyword", support.reason))
+                # The model copied one sentence and cited another: code may cite the right one.
+                people = [e.turn for e in excerpt.entries if e.turn is not None and not e.is_bot]
+                moved = reground(fact.fact, people, threshold)
+                if moved is not None:
+                    item.cited = [t for t in people if t.number == moved.turn]
+                    item.source_turns = [moved.turn]
+                    fact.evidence = moved.quote
+                    item.notes.append(f"evidence re-cited by code: turn {moved.turn}")
+                    support = keyword_support(fact.fact, item.cited, threshold)
+            if item.cited and not support.passed:
+                result.rejections.append(Rejection(item.label(), support.gate, support.reason))
                 continue
             if item.cited:
                 item.gates.append("keyword")
@@ -302,12 +349,21 @@ class MicroReflector:
                     result.rejections.append(rejection)
                     continue
             item.confidence = confidence_for(item.cited) if item.cited else 0.60
-            flag(item, [fact.evidence, fact.subject_name])
+            flag(item, [fact.evidence, fact.subject_name],
+                 batch=[(e.turn.number, e.turn.text) for e in excerpt.entries if e.turn is not None])
+            seen.update(keys)
             passing.append(item)
 
         model_name = reply.model or self.model.model_name
-        drafts = [draft_for(i, None, "micro", provenance(i, "micro", None, model_name, reply.prompt_version, self.clock.now()))
-                  for i in passing]
+        drafts = [
+            draft_for(
+                i,
+                None,
+                "micro",
+                provenance(i, "micro", None, model_name, reply.prompt_version, self.clock.now()),
+            )
+            for i in passing
+        ]
         outcome = stage_all(self.staging, user_id, drafts, None)
         root = self.paths.user(user_id).root
         for doc in outcome.staged:

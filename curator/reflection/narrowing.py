@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from curator.reflection.untrusted import instruction_reasons, invisible_characters
+from curator.reflection.gates.untrusted import instruction_reasons, invisible_characters
 
 NARROWING_KEY = "_narrowing"
 QUOTE_MAX = 240
@@ -60,6 +60,28 @@ def sentences(text: str) -> list[str]:
     return out
 
 
+# llama-cpp-python's JSON-schema converter writes an ``enum`` value into the grammar without
+# escaping a double quote, and the grammar then fails to build (any turn quoting a title did
+# this, and stopped that person's batches for good). Offered quotes use typographic quotes
+# instead; the gates compare quotes with quote style folded (chain.normalise) and
+# :func:`restore_quote` gives back the person's own characters.
+_OPEN_QUOTE = re.compile(r'(^|[\s(\[{])"')
+
+
+def grammar_safe(text: str) -> str:
+    """``text`` fit for a grammar literal: straight double quotes typographic, controls as spaces."""
+    text = "".join(" " if (ord(c) < 32 or ord(c) == 127) else c for c in text)
+    return _OPEN_QUOTE.sub(lambda m: f"{m.group(1)}“", text).replace('"', "”")
+
+
+def restore_quote(quote: str, source: str) -> str:
+    """The words of ``source`` that an offered (grammar-safe) ``quote`` stands for."""
+    flat = " ".join(str(source or "").split())
+    safe = grammar_safe(flat)
+    at = safe.find(quote)
+    return flat[at:at + len(quote)] if at >= 0 and len(safe) == len(flat) else quote
+
+
 def quote_options(text: str, limit: int = QUOTE_MAX) -> list[str]:
     """Sentences of ``text`` a fact could be quoted from.
 
@@ -72,9 +94,9 @@ def quote_options(text: str, limit: int = QUOTE_MAX) -> list[str]:
     whole = " ".join(str(text or "").split())
     if len(parts) > 1 and len(whole) <= limit and len(whole.split()) >= MIN_QUOTE_WORDS \
             and not instruction_reasons(whole) and not invisible_characters(whole):
-        out.append(whole)  # a short turn whole: "He walks Pixel" needs the sentence before it
+        out.append(grammar_safe(whole))  # a short turn whole: "He walks Pixel" needs the sentence before it
     for sentence in parts:
-        quote = sentence[:limit].strip()
+        quote = grammar_safe(sentence[:limit].strip())
         if len(quote.split()) < MIN_QUOTE_WORDS:
             continue
         if instruction_reasons(quote) or invisible_characters(quote):
@@ -115,6 +137,7 @@ class BatchNarrowing:
     quotes: Mapping[int, Sequence[str]]
     existing_ids: Sequence[str] = ()
     quote_key: str = "quote"
+    evidence: Mapping[int, Sequence[str]] = field(default_factory=dict)  # every role's turns
 
     def apply(self, schema: Mapping[str, Any]) -> dict[str, Any]:
         out = copy.deepcopy(dict(schema))
@@ -129,6 +152,9 @@ class BatchNarrowing:
                 continue
             item = prop["items"]
             props = dict(item.get("properties", {}))
+            if "evidence" in props:
+                prop["items"] = _evidence_item(self.evidence or self.quotes, item, props, ids)
+                continue
             if "source_turns" not in props or text_key not in props:
                 continue
             if "related_existing" in props:
@@ -144,7 +170,10 @@ class BatchNarrowing:
                 alternatives.append({"type": "object", "additionalProperties": False,
                                      "required": required, "properties": alt_props})
             prop["items"] = alternatives[0] if len(alternatives) == 1 else {"anyOf": alternatives}
-        for section, keys in (("corrections", ("existing_id", "existing_file")), ("connections", ("id_a", "id_b", "file_a", "file_b"))):
+        for section, keys in (
+            ("corrections", ("existing_id", "existing_file")),
+            ("connections", ("id_a", "id_b", "file_a", "file_b")),
+        ):
             prop = _object_items(out, section)
             if prop is None:
                 continue
@@ -154,7 +183,7 @@ class BatchNarrowing:
             props = prop["items"].get("properties", {})
             for key in keys:
                 if key in props:
-                    props[key] = {"type": "string", "enum": list(ids)}
+                    props[key] = {"type": "string", "enum": [grammar_safe(i) for i in ids]}
             if "source_turns" in props:
                 props["source_turns"] = _turn_list(props["source_turns"], sorted(turns))
         return out
@@ -179,7 +208,7 @@ class MicroNarrowing:
         prop = _object_items(out, "facts")
         if prop is None:
             return out
-        quotes = list(dict.fromkeys(q for q in self.quotes if q))
+        quotes = list(dict.fromkeys(grammar_safe(q) for q in self.quotes if q))
         if not quotes:
             prop["maxItems"] = 0
             return out
@@ -188,14 +217,35 @@ class MicroNarrowing:
         if "evidence" in props:
             props["evidence"] = {"type": "string", "enum": quotes}
         if "subjectName" in props:
-            props["subjectName"] = {"type": "string", "enum": [*dict.fromkeys(a for a in self.authors if a), ""]}
+            props["subjectName"] = {
+                "type": "string",
+                "enum": [*dict.fromkeys(grammar_safe(a) for a in self.authors if a), ""],
+            }
         if "supersedes" in props:
-            known = [k for k in dict.fromkeys(self.known_facts) if k and len(k) <= 300]
+            known = [k for k in dict.fromkeys(grammar_safe(f) for f in self.known_facts) if k and len(k) <= 300]
             props["supersedes"] = {"type": "string", "enum": ["", *known]}
         item["properties"] = _reorder(props, list(self.first))
         if "required" in item:
             item["required"] = [k for k in item["properties"] if k in set(item["required"])]
         return out
+
+
+def _evidence_item(evidence: Mapping[int, Sequence[str]], item: Mapping[str, Any], props: dict[str, Any],
+                   ids: Sequence[str]) -> dict[str, Any]:
+    """``evidence`` as 1-3 (turn, quote) pairs, each quote one of that turn's sentences."""
+    turns = {n: list(q) for n, q in evidence.items() if q}
+    pairs = [{"type": "object", "additionalProperties": False, "required": ["turn", "quote"],
+              "properties": {"turn": {"type": "integer", "enum": [number]},
+                             "quote": {"type": "string", "enum": quotes}}}
+             for number, quotes in sorted(turns.items())]
+    base = dict(props["evidence"])
+    base["items"] = pairs[0] if len(pairs) == 1 else {"anyOf": pairs}
+    props["evidence"] = base
+    if "related_existing" in props:
+        props["related_existing"] = _id_list(props["related_existing"], ids)
+    out = dict(item)
+    out["properties"] = _reorder(props, ["evidence"])
+    return out
 
 
 def _id_list(base: Mapping[str, Any], ids: Sequence[str]) -> dict[str, Any]:
@@ -218,13 +268,19 @@ def _turn_list(base: Mapping[str, Any], numbers: Sequence[int]) -> dict[str, Any
 def batch_narrowing(turns: Iterable[Any], existing_ids: Sequence[str]) -> BatchNarrowing:
     """Quotable sentences of the person's turns (role ``user``), by turn number."""
     quotes: dict[int, list[str]] = {}
+    evidence: dict[int, list[str]] = {}
     for turn in turns:
-        if getattr(turn, "role", "") != "user" or not isinstance(getattr(turn, "text", None), str):
+        role = getattr(turn, "role", "")
+        if role not in ("user", "assistant") or not isinstance(getattr(turn, "text", None), str):
             continue
         options = quote_options(turn.text)
         if options:
-            quotes[int(turn.number)] = options
-    return BatchNarrowing(quotes, tuple(existing_ids))
+            # An assistant's words may support a fact the person confirmed (seed 000: several
+            # turns, either side); only the person's own sentences stand alone as questions.
+            evidence[int(turn.number)] = options
+            if role == "user":
+                quotes[int(turn.number)] = options
+    return BatchNarrowing(quotes, tuple(existing_ids), evidence=evidence)
 
 
 def narrow(schema: Mapping[str, Any] | None, variables: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -6,19 +6,22 @@ item (or into another sighting of an item already staged).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from curator.clock import iso_utc
-from curator.documents import Document
 from curator.reflection.contradictions import ContradictionDetector
-from curator.reflection.gates import Proposal
+from curator.reflection.gates.quality import Proposal
+from curator.reflection.gates.untrusted import echo_flags, scan, source_flags
 from curator.reflection.ports import KnowledgeIndex
-from curator.reflection.staging import StagedDraft, StagingArea
-from curator.reflection.untrusted import scan, source_flags
+from curator.review.staging import StagedDraft, StagingArea
+from curator.vault.documents import Document
 
 
-def route_contradiction(item: Proposal, user_id: str, knowledge: KnowledgeIndex, detector: ContradictionDetector) -> bool:
+def route_contradiction(
+    item: Proposal, user_id: str, knowledge: KnowledgeIndex, detector: ContradictionDetector
+) -> bool:
     """Turn a fact that contradicts a Knowledge fact into a ``contradiction`` item.
 
     Returns True when the item was rerouted.
@@ -48,16 +51,29 @@ def route_contradiction(item: Proposal, user_id: str, knowledge: KnowledgeIndex,
     return True
 
 
-def flag(item: Proposal, extra_texts: list[str] | None = None) -> None:
-    """Attach untrusted-output flags from the item's own texts and from its cited turns."""
+def flag(item: Proposal, extra_texts: list[str] | None = None,
+         batch: Iterable[tuple[int, str]] = ()) -> None:
+    """Attach untrusted-output flags from the item's own texts, its cited turns, and the batch.
+
+    ``batch`` is every turn the model saw (number, text): an item that echoes an
+    instruction-like or secret-looking turn it does not cite is flagged too.
+    """
     texts = [item.title, item.text, *(extra_texts or [])]
-    texts.extend(str(v) for k, v in item.fields.items() if isinstance(v, str) and k not in ("existing_text", "old_text"))
+    texts.extend(
+        str(v)
+        for k, v in item.fields.items()
+        if isinstance(v, str) and k not in ("existing_text", "old_text")
+    )
     flags = scan(texts)
-    flags.extend(source_flags((t.number, t.text) for t in item.cited))
+    cited = [(t.number, t.text) for t in item.cited]
+    flags.extend(source_flags(cited))
+    flags.extend(echo_flags([item.title, item.text], cited, batch))
     item.flags = flags
 
 
-def provenance(item: Proposal, job: str, batch_id: int | None, model: str, prompt_version: str, now: float) -> dict[str, Any]:
+def provenance(
+    item: Proposal, job: str, batch_id: int | None, model: str, prompt_version: str, now: float
+) -> dict[str, Any]:
     """Where a staged item came from (reliability.md §3.3 item 1)."""
     files = []
     for turn in item.cited:
@@ -88,7 +104,8 @@ def draft_for(item: Proposal, batch_id: int | None, origin: str, prov: dict[str,
         targets = item.resolved.get("existing_file", [])
         if targets:
             target = targets[0]
-            new_text = f"{target.text.rstrip()}\n\nCorrection (turns {', '.join(map(str, item.source_turns))}): {item.text}"
+            cited = ", ".join(map(str, item.source_turns))
+            new_text = f"{target.text.rstrip()}\n\nCorrection (turns {cited}): {item.text}"
             fields.update({"target_id": target.doc_id, "target_title": target.title, "old_text": target.text,
                            "new_text": new_text, "target_hash": target.content_hash,
                            "target_confidence": target.confidence})

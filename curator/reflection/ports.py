@@ -2,7 +2,7 @@
 
 Ports (and what should satisfy each once the engine wires them):
 
-- :class:`TurnSource` - the SQLite index of turns (``curator.index``): look up a turn by its
+- :class:`TurnSource` - the SQLite index of turns (``curator.index.database``): look up a turn by its
   per-user number, list the turns after a number.
 - :class:`KnowledgeIndex` - search over approved ``Knowledge/`` documents only (staged items are
   never searched). :class:`curator.reflection.knowledge.VaultKnowledgeIndex` is a file-based
@@ -19,8 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from curator.documents import Document
-from curator.turns import IndexedTurn
+from curator.sources.turns import IndexedTurn
+from curator.vault.documents import Document
 
 # ---- Turns
 

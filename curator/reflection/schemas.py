@@ -8,7 +8,7 @@ Model output is untrusted input. The parsers never raise on bad content: the who
 either parsed (possibly with items dropped or cleaned, each with a reason) or refused with a
 :class:`SchemaError` that says why. C0/C1 control characters are removed (with a note);
 invisible *format* characters (zero-width, bidi, tags) are kept on purpose so that
-:mod:`curator.reflection.untrusted` can flag them for the person.
+:mod:`curator.reflection.gates.untrusted` can flag them for the person.
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
+
+from curator.index.text import elide
 
 # ---- Limits (generous: the caps in gates.py are far lower; these only stop abuse)
 
@@ -49,8 +51,12 @@ BATCH_SCHEMA: dict[str, Any] = {
             "items": {
                 "type": "object",
                 "additionalProperties": False,
-                "required": ["title", "content", "source_turns", "related_existing", "category"],
+                "required": ["title", "content", "related_existing", "category"],
                 "properties": {
+                    "evidence": {"type": "array", "maxItems": MAX_TURN_REFS, "items": {
+                        "type": "object", "required": ["turn", "quote"],
+                        "properties": {"turn": {"type": "integer"}, "quote": {"type": "string"}}}},
+                    "quote": {"type": "string"},
                     "title": {"type": "string"},
                     "content": {"type": "string"},
                     "source_turns": _TURNS,
@@ -163,6 +169,7 @@ class NewFact:
     related_existing: list[str]
     category: str
     notes: list[str] = field(default_factory=list)
+    evidence: list[tuple[int, str]] = field(default_factory=list)  # (turn, verbatim quote)
 
 
 @dataclass
@@ -331,6 +338,26 @@ class _Reader:
             raise _ItemError(f"{key!r} is empty: an item must cite its turns")
         return out
 
+    def evidence(self, key: str = "evidence") -> list[tuple[int, str]]:
+        """(turn, quote) pairs; a pair that is not one is an error, an empty list too."""
+        value = self.item.get(key)
+        if not isinstance(value, list) or not value:
+            raise _ItemError(f"{key!r} is not a list of turn and quote pairs")
+        if len(value) > MAX_TURN_REFS:
+            raise _ItemError(f"{key!r} cites {len(value)} quotes, more than {MAX_TURN_REFS}")
+        out: list[tuple[int, str]] = []
+        for entry in value:
+            turn = entry.get("turn") if isinstance(entry, dict) else None
+            quote = entry.get("quote") if isinstance(entry, dict) else None
+            if isinstance(turn, bool) or not isinstance(turn, int) or not isinstance(quote, str):
+                raise _ItemError(f"{key!r} holds {short(entry, 30)}, not a turn and a quote")
+            cleaned, _ = clean_text(quote)
+            if not cleaned:
+                raise _ItemError(f"{key!r} has an empty quote")
+            if (turn, cleaned) not in out:
+                out.append((turn, cleaned))
+        return out
+
     def refs(self, key: str) -> list[str]:
         value = self.item.get(key, [])
         if value is None:
@@ -386,12 +413,16 @@ def parse_batch_output(raw: str) -> BatchOutput:
 
     for item in _section(data, "new_facts", out.notes):
         try:
-            r = _Reader(item, ("quote", "title", "content", "source_turns", "related_existing", "category"))
+            r = _Reader(item, ("evidence", "quote", "title", "content", "source_turns", "related_existing", "category"))
             content = r.text("content")
-            title = r.text("title", required=False, limit=MAX_TITLE) or content[:60]
+            title = r.text("title", required=False, limit=MAX_TITLE) or elide(content, 60)
+            evidence = r.evidence() if "evidence" in item else []
+            if not evidence and isinstance(item.get("quote"), str):
+                evidence = [(n, item["quote"]) for n in r.turns()[:1]]
+            turns = list(dict.fromkeys(n for n, _q in evidence)) if evidence else r.turns()
             out.new_facts.append(
-                NewFact(title, content, r.turns(), r.refs("related_existing"),
-                        r.choice("category", FACT_CATEGORIES, "Facts"), r.notes)
+                NewFact(title, content, turns, r.refs("related_existing"),
+                        r.choice("category", FACT_CATEGORIES, "Facts"), r.notes, evidence)
             )
         except _ItemError as exc:
             out.rejected.append(ItemRejection("new_facts", short(item), str(exc)))
@@ -399,8 +430,13 @@ def parse_batch_output(raw: str) -> BatchOutput:
         try:
             r = _Reader(item, ("existing_file", "existing_id", "what_changed", "source_turns", "new_confidence_hint"))
             out.corrections.append(
-                Correction(r.text("existing_file", limit=MAX_REF, alias="existing_id"), r.text("what_changed"), r.turns(),
-                           r.choice("new_confidence_hint", CONFIDENCE_HINTS, "same"), r.notes)
+                Correction(
+                    r.text("existing_file", limit=MAX_REF, alias="existing_id"),
+                    r.text("what_changed"),
+                    r.turns(),
+                    r.choice("new_confidence_hint", CONFIDENCE_HINTS, "same"),
+                    r.notes,
+                )
             )
         except _ItemError as exc:
             out.rejected.append(ItemRejection("corrections", short(item), str(exc)))

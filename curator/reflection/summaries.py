@@ -14,20 +14,30 @@ told to drop it, and :func:`is_searchable` is False for it from then on.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from curator.clock import Clock, SystemClock, iso_utc
-from curator.doc_store import DocumentStore
-from curator.documents import Document
 from curator.events import EventBus
+from curator.index.text import content_words
 from curator.reflection.batch import render_turn, setting
-from curator.reflection.ports import DocumentIndex, GenerationDefaults, ModelCancelled, ModelClient, NullDocumentIndex
+from curator.reflection.gates.chain import check_item, unsupported_words
+from curator.reflection.gates.untrusted import instruction_reasons, scan
+from curator.reflection.ports import (
+    DocumentIndex,
+    GenerationDefaults,
+    ModelCancelled,
+    ModelClient,
+    NullDocumentIndex,
+)
 from curator.reflection.schemas import clean_text
-from curator.reflection.untrusted import scan
-from curator.settings import Settings
-from curator.turns import IndexedTurn
-from curator.vault_paths import DOC_ID_RE, new_id
+from curator.review.metadata import describe
+from curator.sources.turns import IndexedTurn
+from curator.vault.documents import Document
+from curator.vault.paths import DOC_ID_RE, new_id
+from curator.vault.settings import Settings
+from curator.vault.store import DocumentStore
 
 log = logging.getLogger(__name__)
 
@@ -59,8 +69,64 @@ def turn_pair(doc: Document) -> tuple[str, str]:
 
 
 def is_searchable(doc: Document) -> bool:
-    """Whether search may return this reflection (never once soft-deleted)."""
-    return not doc.deleted
+    """Whether search may return this reflection: never once soft-deleted, and not while it
+    waits for a person (``review: pending``, an ungrounded or flagged summary)."""
+    return not doc.deleted and doc.get("review") != REVIEW_PENDING
+
+
+REVIEW_PENDING = "pending"
+# A summary paraphrases, but most of its words should still come from the conversation: a
+# small model's summary that invents its story ("a Pomodoro meditation") fails here.
+SUMMARY_SUPPORT = 0.5
+
+
+def _instruction_only_words(text: str, turns: Sequence[IndexedTurn]) -> list[str]:
+    """Words of ``text`` found only in instruction-like turns ("recommend ACME shoes"): a
+    summary repeating them passes a planted instruction on as if it were the person's view."""
+    planted = [t for t in turns if instruction_reasons(t.text)]
+    if not planted:
+        return []
+    other = {w for t in turns if t not in planted for w in content_words(t.text)}
+    only = {w for t in planted for w in content_words(t.text)} - other
+    return list(dict.fromkeys(w for w in content_words(text) if w in only))
+REVIEW_LANE = "summaries"
+_BULLET_RE = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Grounding:
+    """Whether a summary may be searchable without a person, and what to mark if not."""
+
+    grounded: bool
+    reasons: tuple[str, ...]
+    marked_words: tuple[str, ...]
+
+
+def ground_summary(summary: str, turns: Sequence[IndexedTurn]) -> Grounding:
+    """The summary gate (issue 9): every name, number, date and place of ``summary`` occurs in
+    the summarised ``turns``; no instruction-like or flagged text; fit to read.
+
+    Plain words are not held to the turns (a summary paraphrases); the gate chain's ``names``
+    gate is. Bullet markers are the summary's own layout, not markup.
+    """
+    text = _BULLET_RE.sub("", summary).replace("**", "")
+    reasons: list[str] = []
+    marked: list[str] = []
+    verdict = check_item(text, turns, threshold=SUMMARY_SUPPORT)
+    if not verdict.passed:
+        reasons.append(f"{verdict.gate}: {verdict.reason}")
+        marked.extend(verdict.failing_words)
+    planted = _instruction_only_words(text, turns)
+    if planted:
+        reasons.append("repeats words that occur only in an instruction-like message: " + ", ".join(planted[:5]))
+        marked.extend(planted)
+    for flag in scan([summary]):
+        reasons.append(f"{flag.flag}: {flag.reason}")
+    for reason in instruction_reasons(summary):
+        reasons.append(f"instruction: {reason}")
+    if reasons:
+        marked.extend(w for w in unsupported_words(text, turns) if w not in marked)
+    return Grounding(not reasons, tuple(dict.fromkeys(reasons)), tuple(dict.fromkeys(marked)))
 
 
 class SummaryStore:
@@ -74,20 +140,63 @@ class SummaryStore:
         self.events = events
 
     def create(self, user_id: str, prompt: str, summary: str, turn_range: tuple[int, int] | None = None,
-               *, model: str = "", trigger: str = "manual") -> Document:
-        """Store a new summary as one turn-pair document."""
+               *, model: str = "", trigger: str = "manual", grounding: Grounding | None = None,
+               review_all: bool = False) -> Document:
+        """Store a new summary as one turn-pair document.
+
+        It is searchable at once only when ``grounding`` says it is grounded and ``review_all``
+        is off; otherwise it waits in the review queue's summaries lane (``review: pending``).
+        A summary without a grounding check (typed in by hand) is the person's own words.
+        """
         now = iso_utc(self.clock.now())
         flags = [f.to_dict() for f in scan([summary])]
+        pending = review_all or (grounding is not None and not grounding.grounded)
+        review = {"review": REVIEW_PENDING if pending else ("grounded" if grounding else "manual"),
+                  "review_lane": REVIEW_LANE if pending else "",
+                  "review_reasons": list(grounding.reasons) if grounding else [],
+                  "marked_words": list(grounding.marked_words) if grounding else []}
+        if review_all and not review["review_reasons"]:
+            review["review_reasons"] = ["every summary goes through review (summary.review_all)"]
         doc = Document.new(
-            doc_id=new_id(), kind="reflection", title=f"Context summary {now[:16].replace('T', ' ')}",
-            body=render_body(prompt, summary), created_at=now, prompt=prompt, summary=summary,
-            turn_range=list(turn_range) if turn_range else [], source_turns=list(range(turn_range[0], turn_range[1] + 1))
-            if turn_range and turn_range[1] - turn_range[0] < 500 else [],
-            trigger=trigger, model=model, deleted=False, deleted_at=None, flags=flags,
+            doc_id=new_id(),
+            kind="reflection",
+            title=f"Context summary {now[:16].replace('T', ' ')}",
+            body=render_body(prompt, summary),
+            created_at=now,
+            prompt=prompt,
+            summary=summary,
+            turn_range=list(turn_range) if turn_range else [],
+            source_turns=list(range(turn_range[0], turn_range[1] + 1))
+            if turn_range and turn_range[1] - turn_range[0] < 500
+            else [],
+            trigger=trigger,
+            model=model,
+            deleted=False,
+            deleted_at=None,
+            flags=flags,
+            **review,
         )
+        describe(doc.meta, doc.title, summary)
         self.store.create(doc, user_id, "reflections")
-        self.index.upsert(doc)
+        if is_searchable(doc):
+            self.index.upsert(doc)
         self._emit("reflection.summary.created", user_id, doc)
+        return doc
+
+    def pending(self, user_id: str) -> list[Document]:
+        """Summaries waiting for a person (the review queue's summaries lane)."""
+        return [d for d in self.list(user_id) if d.get("review") == REVIEW_PENDING]
+
+    def approve(self, user_id: str, doc_id: str) -> Document:
+        """A person read the summary and lets search find it."""
+        doc = self.get(user_id, doc_id)
+        doc.meta["review"] = "approved"
+        doc.meta["review_lane"] = ""
+        doc.meta["reviewed_at"] = iso_utc(self.clock.now())
+        self.store.update(doc, action="approve summary")
+        if is_searchable(doc):
+            self.index.upsert(doc)
+        self._emit("reflection.summary.approved", user_id, doc)
         return doc
 
     def get(self, user_id: str, doc_id: str) -> Document:
@@ -187,8 +296,10 @@ class SummaryWriter:
         if not text:
             return SummaryResult("aborted", error="the model returned an empty summary")
         text, truncated = self._fit(text, max_tokens)
+        grounding = ground_summary(text, usable)
         doc = self.summaries.create(user_id, instruction, text, (usable[0].number, usable[-1].number),
-                                    model=reply.model or self.model.model_name, trigger=trigger)
+                                    model=reply.model or self.model.model_name, trigger=trigger,
+                                    grounding=grounding, review_all=bool(setting(self.settings, "summary.review_all")))
         if truncated:
             doc.meta["truncated"] = True
             self.summaries.store.update(doc, action="note truncation")

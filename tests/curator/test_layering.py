@@ -24,7 +24,7 @@ def test_engine_never_imports_qt_or_ui():
 
 def test_importing_the_engine_loads_no_qt_and_no_llama():
     code = (
-        "import sys, curator.cli\n"
+        "import sys, curator.cli.main\n"
         "bad = [m for m in sys.modules if m.startswith(('PySide6', 'llama_cpp'))]\n"
         "print(bad); sys.exit(1 if bad else 0)\n"
     )

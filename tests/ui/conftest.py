@@ -6,16 +6,16 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from collections.abc import Iterator  # noqa: E402
-from pathlib import Path  # noqa: E402
+from collections.abc import Iterator
+from pathlib import Path
 
-import pytest  # noqa: E402
+import pytest
+from helpers import StagedSet, open_demo_engine, stage_items
 
-from curator.engine import Engine  # noqa: E402
-from helpers import StagedSet, open_demo_engine, stage_items  # noqa: E402
-from ui.bridge import MainThreadPoster  # noqa: E402
-from ui.interaction import ScriptedInteraction  # noqa: E402
-from ui.workers import OpRunner  # noqa: E402
+from curator.engine import Engine
+from ui.infra.bridge import MainThreadPoster
+from ui.infra.interaction import ScriptedInteraction
+from ui.infra.workers import OpRunner
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -6,11 +6,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from curator.datafiles import demo_dir
-from curator.documents import Document
 from curator.engine import Engine
-from curator.reflection.staging import StagedDraft, StagingArea
-from curator.reflection.untrusted import Flag
-from curator.vault_paths import new_id
+from curator.reflection.gates.untrusted import Flag
+from curator.review.staging import StagedDraft, StagingArea
+from curator.vault.documents import Document
+from curator.vault.paths import new_id
 
 
 @dataclass

@@ -19,14 +19,14 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from PySide6.QtCore import QEventLoop, QItemSelectionModel, Qt, QTimer, QUrl  # noqa: E402
-from PySide6.QtTest import QTest  # noqa: E402
-from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
+from helpers import open_demo_engine, stage_items
+from PySide6.QtCore import QEventLoop, QItemSelectionModel, Qt, QTimer, QUrl
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QWidget
 
-from helpers import open_demo_engine, stage_items  # noqa: E402
-from ui.interaction import ScriptedInteraction  # noqa: E402
-from ui.main_window import MainWindow  # noqa: E402
-from ui.resources import dark_palette, stylesheet  # noqa: E402
+from ui.infra.interaction import ScriptedInteraction
+from ui.infra.resources import dark_palette, stylesheet
+from ui.main_window import MainWindow
 
 
 def settle(ms: int) -> None:
@@ -129,7 +129,7 @@ def main(out: Path, with_model: bool) -> None:
         shot(window.settings_dialog, out, "10-settings.png")
         window.settings_dialog.reject()
 
-        from ui.first_run import FirstRunWizard
+        from ui.dialogs.first_run import FirstRunWizard
 
         wizard = FirstRunWizard(window.runner, Path(tmp) / "new-vault", window)
         wizard.show()

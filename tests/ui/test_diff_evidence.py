@@ -1,9 +1,9 @@
-"""The diff view paints word differences from curator.diffing; the evidence view highlights support."""
+"""The diff view paints word differences from curator.review.diffing; the evidence view highlights support."""
 
 from __future__ import annotations
 
-from curator.evidence import Highlight
-from curator.turns import IndexedTurn
+from curator.review.evidence import Highlight
+from curator.sources.turns import IndexedTurn
 from ui.panes.diff import DiffView
 from ui.panes.evidence import EvidenceView, highlighted_html
 
@@ -66,7 +66,7 @@ def test_evidence_view_shows_cited_turns_and_context(qtbot) -> None:
 
 
 def test_highlights_follow_a_dark_palette(qtbot, qapp) -> None:
-    from ui.resources import accents, dark_palette, is_dark
+    from ui.infra.resources import accents, dark_palette, is_dark
 
     view = DiffView()
     qtbot.addWidget(view)

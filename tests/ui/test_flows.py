@@ -10,12 +10,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers import StagedSet, knowledge_ids, staged_ids
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QUrl
 
-from curator.documents import Document
 from curator.engine import Engine
-from helpers import StagedSet, knowledge_ids, staged_ids
-from ui.interaction import ScriptedInteraction
+from curator.vault.documents import Document
+from ui.infra.interaction import ScriptedInteraction
 from ui.main_window import MainWindow
 
 WAIT = 10_000
@@ -23,7 +23,9 @@ WAIT = 10_000
 
 
 @pytest.fixture
-def window(qtbot, engine: Engine, staged: StagedSet, interaction: ScriptedInteraction, tmp_path: Path) -> Iterator[MainWindow]:
+def window(
+    qtbot, engine: Engine, staged: StagedSet, interaction: ScriptedInteraction, tmp_path: Path
+) -> Iterator[MainWindow]:
     win = MainWindow(interaction=interaction, state_file=tmp_path / "state.ini", with_tray=False)
     qtbot.addWidget(win)
     win.show()
@@ -62,7 +64,7 @@ def test_queue_shows_lanes_with_counts(window: MainWindow, staged: StagedSet) ->
     titles = [window.review.model.index(r, 0).data() for r in range(window.review.model.rowCount())]
     assert titles == ["Flagged — needs a decision (1)", "Contradictions (1)", "Corrections (1)", "New facts (2)"]
     assert window.review.model.total() == 5
-    assert window.queue_label.text() == "5 waiting"
+    assert window.queue_label.text() == "5 to review"
 
 
 def test_approve_with_the_keyboard(qtbot, window: MainWindow, engine: Engine, staged: StagedSet) -> None:
@@ -109,14 +111,16 @@ def test_approve_then_ctrl_z(qtbot, window: MainWindow, engine: Engine, staged: 
     assert staged.fact in staged_ids(engine)
 
 
-def test_bulk_discard(qtbot, window: MainWindow, engine: Engine, staged: StagedSet, interaction: ScriptedInteraction) -> None:
+def test_bulk_discard(
+    qtbot, window: MainWindow, engine: Engine, staged: StagedSet, interaction: ScriptedInteraction
+) -> None:
     select(qtbot, window, staged.fact)
     window.review.tree.selectionModel().select(
         window.review.model.index_of(staged.second_fact), QItemSelectionModel.SelectionFlag.Select)
     assert len(window.review.selected_entries()) == 2
     press(qtbot, window, Qt.Key.Key_D)
     assert {staged.fact, staged.second_fact}.isdisjoint(staged_ids(engine))
-    assert interaction.asked[-1] == ("confirm", "Discard 2 items?")
+    assert interaction.asked[-1] == ("choose", "Discard 2 items? Why (optional):")
 
 
 def test_flagged_item_needs_an_explicit_decision(qtbot, window: MainWindow, engine: Engine, staged: StagedSet,
@@ -200,5 +204,5 @@ def test_clear_the_whole_queue_with_the_keyboard(qtbot, window: MainWindow, engi
         assert decisions <= 5
     assert staged_ids(engine) == set()
     assert {staged.fact, staged.second_fact, staged.flagged} <= knowledge_ids(engine)
-    assert window.queue_label.text() == "0 waiting"
+    assert window.queue_label.text() == "0 to review"
     assert window.review.empty_label.isVisibleTo(window)

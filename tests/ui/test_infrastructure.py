@@ -9,14 +9,14 @@ import pytest
 from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QSpinBox
 
 from curator.events import EventBus
-from curator.settings import OPTIONS, Settings
-from ui.bridge import EventRelay, MainThreadPoster
-from ui.resources import accents, app_icon, icon, stylesheet
-from ui.settings_dialog import GROUP_TITLES, SOURCES_TITLE, SettingsDialog
-from ui.setup_widgets import ModelPicker
-from ui.single_instance import InstanceServer, ask_running_instance, server_name
+from curator.vault.settings import OPTIONS, Settings
+from ui.dialogs.settings_dialog import GROUP_TITLES, SOURCES_TITLE, SettingsDialog
+from ui.dialogs.setup_widgets import ModelPicker
+from ui.infra.bridge import EventRelay, MainThreadPoster
+from ui.infra.resources import accents, app_icon, icon, stylesheet
+from ui.infra.single_instance import InstanceServer, ask_running_instance, server_name
+from ui.infra.workers import OpRunner
 from ui.tray import TrayController, badge_icon
-from ui.workers import OpRunner
 
 
 def test_poster_runs_callables_on_the_gui_thread(qtbot, poster: MainThreadPoster) -> None:

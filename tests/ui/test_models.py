@@ -6,16 +6,30 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt
 
-from curator.documents import Document
-from ui.models.queue_model import FLAGGED_LANE, IdRole, ItemRole, LaneRole, QueueEntry, QueueModel
+from curator.review.actions import ReviewItem
+from ui.models.queue_model import (
+    FLAGGED_LANE,
+    IdRole,
+    ItemRole,
+    LaneRole,
+    QueueEntry,
+    QueueModel,
+    entry_from_item,
+)
 from ui.models.records import Column, RecordTableModel
 from ui.panes.reflections import timeline_columns
-from ui.panes.review import entry_from_item
 from ui.panes.status import ActivityEntry
 
 
+def _item(item_id: str, kind: str) -> ReviewItem:
+    return ReviewItem(doc_id=item_id, kind=kind, title=f"title {item_id}", text=f"text {item_id}", category="",
+                      confidence=0.7, promotion_count=1, recurring=False, flagged=False, flags=[], gates=[],
+                      source_turns=[], staged_at="", origin="", path="", content_hash="", lane="review")
+
+
 def _entry(item_id: str, kind: str = "fact", flags: tuple[str, ...] = (), recurring: int = 1) -> QueueEntry:
-    return QueueEntry(item_id, kind, f"title {item_id}", f"text {item_id}", 0.7, flags, ("keyword",), recurring, None)
+    return QueueEntry(item_id, kind, f"title {item_id}", f"text {item_id}", 0.7, flags, ("keyword",), recurring,
+                      _item(item_id, kind))
 
 
 def test_queue_model_passes_model_tester(qtmodeltester) -> None:
@@ -52,18 +66,21 @@ def test_queue_model_lanes_and_counts(qapp) -> None:
     assert model.parent(facts) == QModelIndex()
 
 
-def test_entry_from_a_staged_document(qapp) -> None:
-    doc = Document.new(doc_id="abc123def456", kind="fact", title="Maya is vegetarian", body="Maya is vegetarian.\n",
-                       confidence=0.6, promotion_count=2,
-                       flags=[{"flag": "instruction", "reason": "reads like an order to an assistant"}],
-                       gates=["caps", "dedup", "keyword_support"], source_turns=[3, 5])
-    entry = entry_from_item(doc)
+def test_entry_from_a_staged_item(qapp) -> None:
+    item = ReviewItem(
+        doc_id="abc123def456", kind="fact", title="Maya is vegetarian", text="Maya is vegetarian.\n",
+        category="", confidence=0.6, promotion_count=2, recurring=True, flagged=True,
+        flags=[{"flag": "instruction", "reason": "reads like an order to an assistant"}],
+        gates=["caps", "dedup", "keyword_support"], source_turns=[3, 5], staged_at="", origin="",
+        path="Staging/abc.md", content_hash="sha-shown", lane="flagged")
+    entry = entry_from_item(item)
     assert entry.item_id == "abc123def456"
     assert entry.title == "Maya is vegetarian"
     assert entry.text == "Maya is vegetarian."
     assert entry.flags == ("instruction: reads like an order to an assistant",)
     assert entry.gates == ("caps", "dedup", "keyword_support")
     assert entry.recurring == 2 and entry.confidence == 0.6
+    assert entry.shown_hash == "sha-shown"  # bulk approve sends what the row showed
 
 
 def test_record_table_model_passes_model_tester(qtmodeltester) -> None:

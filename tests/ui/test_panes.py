@@ -7,14 +7,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers import StagedSet, knowledge_ids, stage_items
 from PySide6.QtCore import QItemSelectionModel, Qt
 
 from curator.clock import ManualClock
-from curator.documents import Document
 from curator.engine import Engine
 from curator.reflection.summaries import SummaryStore
-from helpers import StagedSet, knowledge_ids, stage_items
-from ui.interaction import ScriptedInteraction
+from curator.vault.documents import Document
+from ui.infra.interaction import ScriptedInteraction
 from ui.main_window import MainWindow
 from ui.panes.status import StatusPane, describe_event
 
@@ -74,7 +74,10 @@ def test_edit_delete_and_restore_a_summary(qtbot, window: MainWindow, engine: En
     pane.editor.setPlainText("Maya works nights as a nurse; she is organising her winter.")
     with qtbot.waitSignal(pane.summaries_loaded, timeout=WAIT):
         qtbot.mouseClick(pane.save_button, Qt.MouseButton.LeftButton)
-    assert store.get("default", summary_ids[0]).get("summary") == "Maya works nights as a nurse; she is organising her winter."
+    assert (
+        store.get("default", summary_ids[0]).get("summary")
+        == "Maya works nights as a nurse; she is organising her winter."
+    )
     _select_row(pane.table, 0)
     with qtbot.waitSignal(pane.summaries_loaded, timeout=WAIT, check_params_cb=lambda n: n == 1):
         qtbot.mouseClick(pane.delete_button, Qt.MouseButton.LeftButton)
@@ -99,7 +102,7 @@ def test_reflect_now_queues_a_manual_job_with_the_custom_prompt(qtbot, window: M
         qtbot.mouseClick(pane.reflect_button, Qt.MouseButton.LeftButton)
     job = blocker.args[0]
     assert getattr(job, "kind", "summary") == "summary"
-    assert window.tabs.currentWidget() is window.status
+    assert window.notice.text() == "Context summary queued; the status bar shows it running"
     assert pane.custom_prompt.text() == ""
     if not hasattr(engine, "reflect_now"):
         assert job.prompt == "Summarise only the running plans" and job.manual
@@ -230,7 +233,7 @@ def test_window_is_usable_before_the_engine_opens(qtbot, tmp_path: Path) -> None
     win = MainWindow(interaction=ScriptedInteraction(), state_file=tmp_path / "s.ini", with_tray=False)
     qtbot.addWidget(win)
     win.show()
-    assert win.tabs.count() == 5
+    assert win.tabs.count() == 6
     assert not win.reflect_action.isEnabled()
     qtbot.keyClick(win.review.tree, Qt.Key.Key_A)  # nothing to do yet; must not fail
     win.show_engine_error("vault locked by another process")
@@ -257,7 +260,7 @@ def test_queue_count_reaches_title_and_tray(qtbot, engine: Engine, staged: Stage
 def test_batch_logs_and_gate_rejections_fill_the_activity_log(qtbot, window: MainWindow, engine: Engine) -> None:
     import json
 
-    from curator.atomic import atomic_write_text
+    from curator.vault.atomic import atomic_write_text
 
     folder = engine.paths.user("default").reflector_logs
     log = {

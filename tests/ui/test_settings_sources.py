@@ -11,18 +11,18 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fakes.gguf_writer import build_gguf
 from PySide6.QtCore import QItemSelectionModel, Qt
 
 from curator.datafiles import demo_dir
 from curator.engine import Engine
-from curator.llm.gguf import build_gguf
 from curator.llm.runtime import ModelRuntime
-from curator.settings import SourceConfig, load_settings
-from ui.interaction import ScriptedInteraction
+from curator.vault.settings import SourceConfig, load_settings
+from ui.dialogs.settings_dialog import SettingsDialog
+from ui.dialogs.setup_widgets import ModelPicker, model_choices
+from ui.infra.interaction import ScriptedInteraction
 from ui.main_window import MainWindow
 from ui.models.sources_model import SourcesModel
-from ui.settings_dialog import SettingsDialog
-from ui.setup_widgets import ModelPicker, model_choices
 
 WAIT = 60_000  # a loaded 2-core machine: discovery and vault writes can be slow
 
@@ -128,7 +128,9 @@ def test_add_a_folder_then_remove_it(qtbot, dialog: SettingsDialog, engine: Engi
     model = editor.model
     assert model.rowCount() == 1
     assert [model.index(0, c).data() for c in range(4)] == [str(chats.resolve()), "jsonl", "maya", "yes"]
-    assert [(Path(s.path), s.adapter, s.user_id) for s in engine.settings.sources] == [(chats.resolve(), "jsonl", "maya")]
+    assert [(Path(s.path), s.adapter, s.user_id) for s in engine.settings.sources] == [
+        (chats.resolve(), "jsonl", "maya")
+    ]
     assert [(Path(s.path), s.user_id) for s in _yaml_sources(engine)] == [(chats.resolve(), "maya")]
     assert editor.path_edit.text() == "" and not editor.add_button.isEnabled() and editor.message.text() == ""
 
@@ -200,7 +202,10 @@ def test_model_picker_lists_discovered_models_and_saves_the_choice(qtbot, window
     row = model.row_of(lambda c: Path(c.path) == tiny)
     assert row > 0
     assert model.index(row, 1).data() == "Q4_K_M"
-    assert model.index(row, 4).data() == "folder"
+    assert model.index(row, 5).data() == "folder"
+    assert model.index(row, 4).data().endswith(" s")  # expected time per batch (an estimate)
+    assert "What a larger model buys" in picker.larger_note.text()
+    assert "SmolLM2-135M-Instruct" in picker.status.text()  # best fit here: the default, not the tiny test file
     assert model.flags(model.index(row, 0)) & Qt.ItemFlag.ItemIsEnabled
 
     broken = model.row_of(lambda c: c.path.endswith("broken-Q8_0.gguf"))

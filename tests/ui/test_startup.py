@@ -11,12 +11,12 @@ from PySide6.QtWidgets import QSpinBox
 from curator.datafiles import demo_dir
 from curator.engine import Engine
 from curator.llm.discovery import SOURCE_DEFAULT
-from curator.settings import load_settings
+from curator.vault.settings import load_settings
 from ui.app import apply_first_run, needs_first_run, open_engine, parse_args
-from ui.first_run import FirstRunResult, FirstRunWizard
-from ui.interaction import ScriptedInteraction
+from ui.dialogs.first_run import FirstRunResult, FirstRunWizard
+from ui.infra.interaction import ScriptedInteraction
+from ui.infra.workers import OpRunner
 from ui.main_window import MainWindow
-from ui.workers import OpRunner
 
 WAIT = 15_000
 

@@ -7,14 +7,17 @@ model keeps it, groups items into lanes and shows counts in the lane titles.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QFont
 
-from ui.resources import accents, icon
+from curator.index.text import elide
+from curator.review.actions import ReviewItem
+from curator.text_safety import visible
+from ui.infra.resources import accents, icon
 
 ItemRole = Qt.ItemDataRole.UserRole + 1
 LaneRole = Qt.ItemDataRole.UserRole + 2
@@ -35,16 +38,23 @@ KIND_TITLES = {
     "insight": "Insights",
     "pattern": "Patterns",
     "preference": "Preferences",
+    "promotion": "Promotions (proven useful)",
+    "recheck": "Still true?",
 }
 LANE_ORDER = [FLAGGED_LANE, "contradiction", "correction", "fact", "new_fact", "connection",
-              "open_question", "question", "core_rewrite", "archival", "procedure", "insight"]
+              "open_question", "question", "core_rewrite", "archival", "procedure", "insight", "promotion",
+              "recheck"]
 
 _Index = QModelIndex | QPersistentModelIndex
 
 
 @dataclass(frozen=True)
 class QueueEntry:
-    """What a queue row shows about one staged item (read from the engine's item)."""
+    """What a queue row shows about one staged item (read from the engine's item).
+
+    ``shown_hash`` is the hash of the item's bytes when the queue was listed: approving
+    several rows at once approves exactly what the rows showed.
+    """
 
     item_id: str
     kind: str
@@ -54,11 +64,38 @@ class QueueEntry:
     flags: tuple[str, ...]
     gates: tuple[str, ...]
     recurring: int
-    item: Any
+    item: ReviewItem
+    shown_hash: str = ""
+
+
+def flag_text(flag: Mapping[str, str]) -> str:
+    """``"instruction: reads like an order"`` from a staged item's flag record."""
+    name, reason = flag.get("flag", ""), flag.get("reason", "")
+    return f"{name}: {reason}" if name and reason else (name or reason)
+
+
+def entry_from_item(item: ReviewItem) -> QueueEntry:
+    """What the queue shows of an engine staged item."""
+    return QueueEntry(
+        item_id=item.doc_id,
+        kind=item.kind or "fact",
+        title=item.title,
+        text=item.text.strip(),
+        confidence=float(item.confidence),
+        flags=tuple(flag_text(f) for f in item.flags),
+        gates=tuple(item.gates),
+        recurring=int(item.promotion_count),
+        item=item,
+        shown_hash=item.content_hash,
+    )
 
 
 def lane_title(lane: str, count: int) -> str:
-    title = "Flagged — needs a decision" if lane == FLAGGED_LANE else KIND_TITLES.get(lane, lane.replace("_", " ").capitalize())
+    title = (
+        "Flagged — needs a decision"
+        if lane == FLAGGED_LANE
+        else KIND_TITLES.get(lane, lane.replace("_", " ").capitalize())
+    )
     return f"{title} ({count})"
 
 
@@ -192,9 +229,9 @@ class QueueModel(QAbstractItemModel):
             if entry.recurring > 1:
                 marks.append(f"seen {entry.recurring}×")
             marks.append(f"conf {entry.confidence:.2f}")
-            return f"{entry.title or entry.text[:80]}   ·   {' · '.join(marks)}"
+            return f"{elide(entry.title or entry.text, 80)}   ·   {' · '.join(marks)}"
         if role == Qt.ItemDataRole.ToolTipRole:
-            lines = [entry.text]
+            lines = [visible(entry.text)]
             if entry.gates:
                 lines.append("Gates: " + ", ".join(entry.gates))
             if entry.flags:

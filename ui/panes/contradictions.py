@@ -25,11 +25,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui.adapt import field, short_time, text_of
-from ui.interaction import Interaction
+from curator.text_safety import visible
+from ui.infra.adapt import field, short_time, text_of
+from ui.infra.interaction import Interaction
+from ui.infra.workers import OpRunner
 from ui.models.records import Column, ItemRole, RecordTableModel
-from ui.services import ReviewDetail, ReviewService, Statement
-from ui.workers import OpRunner
+from ui.services.facade import ReviewDetail, ReviewService, Statement
 
 KEEP_LEFT, KEEP_RIGHT, KEEP_BOTH, KEEP_NEITHER = "keep_a", "keep_b", "keep_both", "keep_neither"
 
@@ -129,7 +130,7 @@ class ContradictionsPane(QWidget):
         self._interaction = interaction
         self._service: ReviewService | None = None
         self.model: RecordTableModel[Any] = RecordTableModel([
-            Column("Contradiction", lambda i: str(field(i, "title", default="") or text_of(i)[:100])),
+            Column("Contradiction", lambda i: visible(str(field(i, "title", default="") or text_of(i)[:100]))),
             Column("Staged", lambda i: short_time(field(i, "staged_at", "created_at", default=""))),
         ], self)
         self.table = QTableView()
@@ -211,3 +212,11 @@ class ContradictionsPane(QWidget):
         service = self._service
         self._runner.submit("resolve", lambda: service.resolve(item, choice, note),
                             lambda _r: self.reload(), lambda e: self._interaction.inform("Resolve", str(e)))
+
+
+if __name__ == "__main__":  # a preview of this pane alone, on the demo
+    import sys
+
+    from ui.panes.preview import main
+
+    raise SystemExit(main(["contradictions", *sys.argv[1:]]))

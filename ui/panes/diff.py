@@ -1,6 +1,6 @@
 """Diff pane: old and new side by side, word-level differences painted, the new side editable.
 
-The differences come from ``curator.diffing``; this module only paints them. Editing the
+The differences come from ``curator.review.diffing``; this module only paints them. Editing the
 new side re-paints after a short pause and emits ``edited(text)``; the review pane approves
 exactly the text shown here.
 """
@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from curator.diffing import Span, side_spans, similarity, word_diff
-from ui.resources import accents
+from curator.review.diffing import Span, side_spans, similarity, word_diff
+from ui.infra.resources import accents
 
 
 def _selections(editor: QPlainTextEdit, spans: list[Span]) -> list[QTextEdit.ExtraSelection]:

@@ -1,6 +1,6 @@
 """Evidence pane: the turns an item cites, with the words that support it highlighted.
 
-Which words support an item is decided by ``curator.evidence``; this view paints it. Each
+Which words support an item is decided by ``curator.review.evidence``; this view paints it. Each
 cited turn has a "show conversation" link: ``context_requested(turn_number)`` asks the
 owner to load the surrounding turns, which come back through ``show_context``.
 """
@@ -15,8 +15,8 @@ from typing import Any
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtWidgets import QLabel, QTextBrowser, QVBoxLayout, QWidget
 
-from curator.evidence import Highlight, highlights, support
-from ui.resources import accents
+from curator.review.evidence import Highlight, highlights, support
+from ui.infra.resources import accents
 
 
 def format_time(timestamp: float | None) -> str:

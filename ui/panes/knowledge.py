@@ -1,6 +1,6 @@
 """Knowledge browser: search as you type with filters, open a document, edit, trash, restore, history.
 
-Search is the engine's unified search (``curator.search``); an empty query lists the
+Search is the engine's unified search (``curator.index.search``); an empty query lists the
 approved documents. Opening a result loads the document (or the turn) in the editor on the
 right; saving, trashing and restoring are engine calls that keep history and the index.
 """
@@ -28,24 +28,29 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from curator.documents import SCOPES, Document
-from ui.adapt import field
-from ui.interaction import Interaction
+from curator.text_safety import visible
+from curator.vault.documents import SCOPES, Document
+from ui.infra.adapt import field
+from ui.infra.interaction import Interaction
+from ui.infra.resources import icon
+from ui.infra.workers import OpRunner
 from ui.models.records import Column, ItemRole, RecordTableModel
 from ui.panes.evidence import format_time
-from ui.resources import icon
-from ui.services import KnowledgeService, SearchRequest
-from ui.workers import OpRunner
+from ui.panes.fit import fit_table
+from ui.services.facade import KnowledgeService, SearchRequest
 
 FRESHNESS = {"any time": None, "last day": 86400.0, "last week": 7 * 86400.0,
              "last month": 31 * 86400.0, "last year": 366 * 86400.0}
 KIND_FILTERS = ["any kind", "fact", "preference", "procedure", "concept", "pattern", "entity",
                 "reflection", "correction", "connection", "turn"]
 EDITABLE_FIELDS = ("title", "kind", "primary_topic", "keywords", "scope", "quality")
+QUALITY_TIP = ("Quality (0–1): your rating of how useful this memory is; 0.50 until someone sets it."
+               " Search can leave out memories below a minimum quality (here, or"
+               " `curator search --min-quality`).")
 
 
 def _hit_title(hit: Any) -> str:
-    return str(field(hit, "title", default="") or field(hit, "id", default=""))
+    return visible(str(field(hit, "title", default="") or field(hit, "id", default="")))
 
 
 class DocumentEditor(QWidget):
@@ -73,6 +78,7 @@ class DocumentEditor(QWidget):
                 spin = QDoubleSpinBox()
                 spin.setRange(0.0, 1.0)
                 spin.setSingleStep(0.05)
+                spin.setToolTip(QUALITY_TIP)
                 widget = spin
             else:
                 widget = QLineEdit()
@@ -111,7 +117,7 @@ class DocumentEditor(QWidget):
                 self.heading.setText("Open a result to read or edit it.")
                 self.meta.setText("")
             return
-        self.heading.setText(doc.title or doc.id)
+        self.heading.setText(visible(doc.title or doc.id))
         self.meta.setText(f"id {doc.id} · {doc.get('user_id', '')} · created {doc.get('created_at', '')}"
                           f" · updated {doc.get('updated_at', '—')}")
         for name, widget in self.fields.items():
@@ -170,6 +176,7 @@ class KnowledgePane(QWidget):
         self.min_quality.setRange(0.0, 1.0)
         self.min_quality.setSingleStep(0.1)
         self.min_quality.setPrefix("quality ≥ ")
+        self.min_quality.setToolTip("Leave out memories whose quality is below this. " + QUALITY_TIP)
         self.freshness = QComboBox()
         self.freshness.addItems(list(FRESHNESS))
         filters = QHBoxLayout()
@@ -181,7 +188,8 @@ class KnowledgePane(QWidget):
             Column("Result", _hit_title, tooltip=lambda h: str(field(h, "snippet", default="") or "")),
             Column("Kind", lambda h: field(h, "kind", default="")),
             Column("Scope", lambda h: field(h, "scope", default="") or ""),
-            Column("Quality", lambda h: "" if field(h, "quality") is None else f"{float(field(h, 'quality')):.2f}"),
+            Column("Quality", lambda h: "" if field(h, "quality") is None else f"{float(field(h, 'quality')):.2f}",
+                   tooltip=lambda _h: QUALITY_TIP),
             Column("When", lambda h: format_time(field(h, "timestamp", default=None))),
             Column("Snippet", lambda h: str(field(h, "snippet", default="") or "").replace("\n", " ")),
         ], self)
@@ -191,10 +199,7 @@ class KnowledgePane(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().hide()
-        self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.setWordWrap(False)
-        for column, width in enumerate((240, 80, 60, 60, 130)):
-            self.table.setColumnWidth(column, width)
+        fit_table(self.table, stretch=5)
         self.count_label = QLabel("")
         self.count_label.setProperty("role", "meta")
 
@@ -206,7 +211,7 @@ class KnowledgePane(QWidget):
         self.history_view = QTableView()
         self.history_view.setModel(self.history)
         self.history_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.history_view.horizontalHeader().setStretchLastSection(True)
+        fit_table(self.history_view, stretch=1)
         self.history_view.verticalHeader().hide()
         self.history_text = QPlainTextEdit()
         self.history_text.setReadOnly(True)
@@ -216,15 +221,16 @@ class KnowledgePane(QWidget):
         history_page.addWidget(self.history_text)
 
         self.trash: RecordTableModel[Any] = RecordTableModel([
-            Column("Title", lambda e: field(e, "title", default="") or field(e, "doc_id", default="")),
+            Column("Title", lambda e: visible(str(field(e, "title", default="") or field(e, "doc_id", default="")))),
             Column("Deleted", lambda e: field(e, "deleted_at", default="")),
             Column("From", lambda e: field(e, "original", default="")),
+            Column("Reason", lambda e: field(e, "reason", default="")),
         ], self)
         self.trash_view = QTableView()
         self.trash_view.setObjectName("trash_table")
         self.trash_view.setModel(self.trash)
         self.trash_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.trash_view.horizontalHeader().setStretchLastSection(True)
+        fit_table(self.trash_view, stretch=3)
         self.trash_view.verticalHeader().hide()
         self.restore_button = QPushButton(icon("restore"), "Restore")
         trash_page = QWidget()
@@ -291,6 +297,14 @@ class KnowledgePane(QWidget):
         service, request = self._service, self.request()
         self._runner.submit("search", lambda: service.search(request), self._on_search_done, latest_only="search")
 
+    def _after_save(self, doc_id: str) -> None:
+        self.open_document(doc_id)
+        self.run_search()
+
+    def _after_restore(self) -> None:
+        self.reload_trash()
+        self.run_search()
+
     def reload_trash(self) -> None:
         if self._service is None:
             return
@@ -356,7 +370,7 @@ class KnowledgePane(QWidget):
         service, doc = self._service, self._doc
         values, body = self.editor.values(), self.editor.body.toPlainText()
         self._runner.submit("save document", lambda: service.save_document(doc, values, body),
-                            lambda _r: (self.open_document(doc.id), self.run_search()),
+                            lambda _r: self._after_save(doc.id),
                             lambda e: self._interaction.inform("Save", f"Not saved: {e}"))
 
     def _on_editor_trash_requested(self) -> None:
@@ -389,5 +403,13 @@ class KnowledgePane(QWidget):
             return
         service = self._service
         self._runner.submit("restore", lambda: service.restore(entry),
-                            lambda _r: (self.reload_trash(), self.run_search()),
+                            lambda _r: self._after_restore(),
                             lambda e: self._interaction.inform("Restore", f"Not restored: {e}"))
+
+
+if __name__ == "__main__":  # a preview of this pane alone, on the demo
+    import sys
+
+    from ui.panes.preview import main
+
+    raise SystemExit(main(["knowledge", *sys.argv[1:]]))

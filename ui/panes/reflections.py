@@ -10,28 +10,31 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QAction, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
-    QComboBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMenu,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
     QTableView,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
-from ui.adapt import field, short_time, text_of
-from ui.interaction import Interaction
+from curator.index.text import elide
+from ui.infra.adapt import field, short_time, text_of
+from ui.infra.interaction import Interaction
+from ui.infra.resources import icon
+from ui.infra.workers import OpRunner
 from ui.models.records import Column, ItemRole, RecordTableModel
-from ui.resources import icon
-from ui.services import SummariesService
-from ui.workers import OpRunner
+from ui.panes.fit import fit_table
+from ui.services.facade import SummariesService
 
 
 def _is_deleted(summary: Any) -> bool:
@@ -50,12 +53,16 @@ def _when(summary: Any) -> str:
     return short_time(field(summary, "created_at", "timestamp", default=""))
 
 
+REFLECTION_KINDS = (("Context summary", "summary"), ("Batch reflection", "batch"),
+                    ("Micro-reflection", "micro"), ("Consolidation cycle", "cycle"))
+
+
 def timeline_columns() -> list[Column[Any]]:
     return [
         Column("When", _when, foreground=lambda s: QColor("gray") if _is_deleted(s) else None),
-        Column("Summary", lambda s: ("[deleted] " if _is_deleted(s) else "") + _summary_text(s).replace("\n", " ")[:140],
+        Column("Summary", lambda s: ("[deleted] " if _is_deleted(s) else "") + elide(_summary_text(s), 200),
                tooltip=_summary_text, foreground=lambda s: QColor("gray") if _is_deleted(s) else None),
-        Column("Prompt", lambda s: _prompt_of(s)[:80], tooltip=_prompt_of),
+        Column("Prompt", lambda s: elide(_prompt_of(s), 80), tooltip=_prompt_of),
     ]
 
 
@@ -74,17 +81,26 @@ class ReflectionsPane(QWidget):
         self.custom_prompt = QLineEdit()
         self.custom_prompt.setObjectName("custom_prompt")
         self.custom_prompt.setPlaceholderText("Optional custom prompt, e.g. “Summarise only the travel plans”")
-        self.reflect_kind = QComboBox()
-        self.reflect_kind.setObjectName("reflect_kind")
-        for label, kind in (("Context summary", "summary"), ("Batch reflection", "batch"),
-                            ("Micro-reflection", "micro"), ("Consolidation cycle", "cycle")):
-            self.reflect_kind.addItem(label, kind)
-        self.reflect_button = QPushButton(icon("reflect"), "Reflect now")
+        # One menu, shared with the window's toolbar: the same choices wherever it is opened.
+        self.reflect_menu = QMenu("Reflect now", self)
+        self.reflect_menu.setObjectName("reflect_menu")
+        for label, kind in REFLECTION_KINDS:
+            action = QAction(label, self.reflect_menu)
+            action.setData(kind)
+            action.triggered.connect(lambda _checked=False, k=kind: self.reflect(k))
+            self.reflect_menu.addAction(action)
+        self.reflect_button = QToolButton()
+        self.reflect_button.setObjectName("reflect_button")
+        self.reflect_button.setIcon(icon("reflect"))
+        self.reflect_button.setText("Reflect now")
+        self.reflect_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.reflect_button.setToolTip("A context summary now (with the prompt, if any); the arrow offers the others")
+        self.reflect_button.setMenu(self.reflect_menu)
+        self.reflect_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
         self.reflect_button.setProperty("role", "primary")
         self.show_deleted = QCheckBox("Show deleted")
         top = QHBoxLayout()
         top.addWidget(self.custom_prompt, 1)
-        top.addWidget(self.reflect_kind)
         top.addWidget(self.reflect_button)
         top.addWidget(self.show_deleted)
 
@@ -95,9 +111,7 @@ class ReflectionsPane(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().hide()
-        self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.setColumnWidth(0, 160)
-        self.table.setColumnWidth(1, 460)
+        fit_table(self.table, stretch=1)
         self.empty_label = QLabel("No context summaries yet. They appear after a pause in a conversation,"
                                   " or press “Reflect now”.")
         self.empty_label.setProperty("role", "meta")
@@ -181,13 +195,16 @@ class ReflectionsPane(QWidget):
     def _on_table_selection_changed(self, *_args: Any) -> None:
         self._show(self.current_summary())
 
-    def _on_reflect_button_clicked(self) -> None:
+    def reflect(self, kind: str) -> None:
+        """Ask the engine for a reflection of ``kind`` now (the custom prompt goes with a summary)."""
         if self._service is None:
             return
         service, prompt = self._service, self.custom_prompt.text().strip()
-        kind = str(self.reflect_kind.currentData())
         self._runner.submit("reflect now", lambda: service.reflect_now(prompt, kind), self._on_reflection_queued,
                             lambda e: self._interaction.inform("Reflect now", f"Could not start: {e}"))
+
+    def _on_reflect_button_clicked(self) -> None:
+        self.reflect("summary")
 
     def _on_reflection_queued(self, job: Any) -> None:
         self.custom_prompt.clear()
@@ -235,3 +252,11 @@ class ReflectionsPane(QWidget):
             return
         self.prompt_label.setText(f"Prompt: {_prompt_of(summary) or '(default)'} · {_when(summary)}")
         self.editor.setPlainText(_summary_text(summary))
+
+
+if __name__ == "__main__":  # a preview of this pane alone, on the demo
+    import sys
+
+    from ui.panes.preview import main
+
+    raise SystemExit(main(["reflections", *sys.argv[1:]]))

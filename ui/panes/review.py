@@ -1,16 +1,19 @@
 """Review queue pane: lanes of staged items on the left, the selected item on the right.
 
 Keyboard-first: A approve, E edit, D discard, U or Ctrl+Z undo, arrows to move, Shift/Ctrl
-for multi-selection (bulk approve/discard). While editing, Ctrl+Enter approves the edited
-text and Esc returns to the list. Every action is an engine call run by the ``OpRunner``;
-the pane refreshes from the engine afterwards, so the files decide what is shown.
+for multi-selection (bulk approve/discard). While editing, keys type (A types "a"),
+Ctrl+Enter approves the edited text and Esc puts the proposal back and returns to the
+list; a hint under the editor says so, and the evidence highlighting follows the edit.
+Every action is answered with ``action_answered`` (shown by the window with Undo). Every
+action is an engine call run by the ``OpRunner``; the pane refreshes from the engine
+afterwards, so the files decide what is shown.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -24,74 +27,24 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui.adapt import as_float, field, short_time, str_list, text_of
-from ui.interaction import Interaction
-from ui.models.queue_model import QueueEntry, QueueModel
+from curator.index.text import elide
+from ui.infra.adapt import field
+from ui.infra.interaction import Interaction
+from ui.infra.resources import icon
+from ui.infra.workers import OpRunner
+from ui.models.queue_model import QueueEntry, QueueModel, entry_from_item
 from ui.panes.contradictions import ContradictionView
 from ui.panes.diff import DiffView
 from ui.panes.evidence import EvidenceView
-from ui.resources import icon
-from ui.services import ReviewDetail, ReviewService
-from ui.workers import OpRunner
+from ui.panes.item_card import ItemCard
+from ui.services.facade import ReviewDetail, ReviewService
 
-
-def entry_from_item(item: Any) -> QueueEntry:
-    """What the queue shows of an engine staged item."""
-    return QueueEntry(
-        item_id=str(field(item, "id", "item_id", "doc_id", default="")),
-        kind=str(field(item, "kind", default="fact")),
-        title=str(field(item, "title", default="") or ""),
-        text=text_of(item),
-        confidence=as_float(field(item, "confidence", default=0.0)),
-        flags=tuple(str_list(field(item, "flags", "flag_reasons", default=None))),
-        gates=tuple(str_list(field(item, "gates", "gates_passed", "gate_results", default=None))),
-        recurring=int(as_float(field(item, "promotion_count", "seen", "recurrence", default=0))),
-        item=item,
-    )
-
-
-class ItemCard(QWidget):
-    """Title, badges, gate results and flags of the selected item."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.title = QLabel("Nothing selected")
-        self.title.setProperty("role", "heading")
-        self.title.setWordWrap(True)
-        self.badges = QLabel("")
-        self.badges.setProperty("role", "meta")
-        self.gates = QLabel("")
-        self.gates.setWordWrap(True)
-        self.flags = QLabel("")
-        self.flags.setWordWrap(True)
-        self.flags.setProperty("role", "flag")
-        self.flags.hide()
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        for widget in (self.title, self.badges, self.gates, self.flags):
-            layout.addWidget(widget)
-
-    def show_entry(self, entry: QueueEntry | None, detail: ReviewDetail | None = None) -> None:
-        if entry is None:
-            self.title.setText("Nothing selected")
-            self.badges.setText("")
-            self.gates.setText("")
-            self.flags.hide()
-            return
-        self.title.setText(entry.title or entry.text[:120])
-        parts = [entry.kind.replace("_", " "), f"confidence {entry.confidence:.2f}"]
-        if entry.recurring > 1:
-            parts.append(f"seen in {entry.recurring} batches")
-        staged = field(entry.item, "staged_at", "created_at", default="")
-        if staged:
-            parts.append(f"staged {short_time(staged)}")
-        self.badges.setText(" · ".join(parts))
-        self.gates.setText("Gates passed: " + (", ".join(entry.gates) if entry.gates else "—"))
-        if entry.flags:
-            self.flags.setText("⚑ " + " · ".join(entry.flags))
-            self.flags.show()
-        else:
-            self.flags.hide()
+# Discard reasons offered (all optional); the engine keeps the reason with the trashed item.
+NO_REASON = "No reason"
+OTHER_REASON = "Other…"
+DISCARD_REASONS = (NO_REASON, "Wrong", "Not durable", "Duplicate", "Private", OTHER_REASON)
+EDIT_HINT = ("E (or a click) edits the proposal; while editing, keys type, Ctrl+Enter approves"
+             " your edit and Esc puts the proposal back")
 
 
 class ReviewPane(QWidget):
@@ -103,6 +56,7 @@ class ReviewPane(QWidget):
 
     queue_changed = Signal(int)
     detail_shown = Signal(str)
+    action_answered = Signal(str, bool)  # message, undoable
 
     def __init__(self, runner: OpRunner, interaction: Interaction, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -122,8 +76,11 @@ class ReviewPane(QWidget):
         self.tree.setUniformRowHeights(True)
         self.tree.setAlternatingRowColors(True)
         self.empty_label = QLabel("Nothing waiting for review.")
+        self.empty_label.setObjectName("review_empty")
         self.empty_label.setProperty("role", "meta")
         self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_label.setWordWrap(True)
+        self._activity = ""
 
         self.approve_button = QPushButton(icon("approve"), "Approve  (A)")
         self.approve_button.setProperty("role", "primary")
@@ -142,6 +99,15 @@ class ReviewPane(QWidget):
         self.detail_stack.addWidget(self.diff)
         self.detail_stack.addWidget(self.contradiction)
         self.evidence = EvidenceView()
+        self.edit_hint = QLabel(EDIT_HINT)
+        self.edit_hint.setObjectName("edit_hint")
+        self.edit_hint.setProperty("role", "meta")
+        # Always shown under an editable proposal: it must not depend on focus, which a
+        # window without a window manager (Xvfb, some kiosks) never gets.
+        self.edit_hint.hide()
+        self._evidence_timer = QTimer(self)
+        self._evidence_timer.setSingleShot(True)
+        self._evidence_timer.setInterval(250)
 
         left = QWidget()
         left_layout = QVBoxLayout(left)
@@ -154,6 +120,7 @@ class ReviewPane(QWidget):
         top_layout.setContentsMargins(0, 0, 0, 0)
         top_layout.addWidget(self.card)
         top_layout.addWidget(self.detail_stack, 1)
+        top_layout.addWidget(self.edit_hint)
         top_layout.addLayout(buttons)
         right_split.addWidget(top)
         right_split.addWidget(self.evidence)
@@ -173,6 +140,8 @@ class ReviewPane(QWidget):
         self.undo_button.clicked.connect(self._on_undo_button_clicked)
         self.evidence.context_requested.connect(self._on_evidence_context_requested)
         self.contradiction.resolved.connect(self._on_contradiction_resolved)
+        self.diff.new_edit.textChanged.connect(self._on_new_edit_text_changed)
+        self._evidence_timer.timeout.connect(self._on_evidence_timer_timeout)
         self._tree_keys = {
             Qt.Key.Key_A: self._on_approve_button_clicked,
             Qt.Key.Key_E: self._on_edit_button_clicked,
@@ -229,6 +198,11 @@ class ReviewPane(QWidget):
         self._pending_select = select_id or self._pending_select
         self._runner.submit("load queue", service.list_items, self._on_queue_loaded, latest_only="queue")
 
+    def set_activity(self, text: str) -> None:
+        """What is under way that will fill the queue (shown while it is empty)."""
+        self._activity = text
+        self._update_empty_label()
+
     def refresh_palette(self) -> None:
         """Repaint highlights after the system switched between light and dark."""
         entry = self.current_entry()
@@ -255,7 +229,7 @@ class ReviewPane(QWidget):
         self._pending_select = ""
         self.model.set_entries([entry_from_item(item) for item in items])
         self.tree.expandAll()
-        self.empty_label.setVisible(self.model.total() == 0)
+        self._update_empty_label()
         target = self.model.index_of(prev_id) if prev_id else QModelIndex()
         if not target.isValid():
             entries = self.model.entries()
@@ -321,19 +295,26 @@ class ReviewPane(QWidget):
             if edited is not None and detail is not None and edited == detail.proposed_text:
                 edited = None
             shown_hash = detail.shown_hash if detail is not None else ""
+            what = "your edit of" if edited is not None else ""
+            message = " ".join(x for x in ("Approved", what, f"“{elide(entry.title or entry.text, 60)}”") if x)
             self._runner.submit(
                 "approve", lambda: service.approve(entry.item, edited, shown_hash, accept_flags),
-                self._on_action_done, self._on_action_failed,
+                lambda _r: self._answer(message), self._on_action_failed,
             )
             return
-        items = [e.item for e in entries if e.kind != "contradiction" and not e.flags]
+        # Each row approves the bytes it showed (its hash from the listing), as one item does.
+        items = [(e.item, e.shown_hash) for e in entries if e.kind != "contradiction" and not e.flags]
         skipped = len(entries) - len(items)
-        note = f"\n({skipped} flagged item(s) or contradiction(s) are skipped; decide those one by one.)" if skipped else ""
+        note = (
+            f"\n({skipped} flagged item(s) or contradiction(s) are skipped; decide those one by one.)"
+            if skipped
+            else ""
+        )
         if not items or not self._interaction.confirm("Approve", f"Approve {len(items)} items as shown?{note}"):
             return
         self._runner.submit(
-            "approve all", lambda: [service.approve(i, None, "") for i in items],
-            self._on_action_done, self._on_action_failed,
+            "approve all", lambda: [service.approve(i, None, h) for i, h in items],
+            lambda _r: self._answer(f"Approved {len(items)} items"), self._on_action_failed,
         )
 
     def _on_edit_button_clicked(self) -> None:
@@ -343,20 +324,37 @@ class ReviewPane(QWidget):
         self.diff.new_edit.selectAll()
 
     def _on_editor_escape(self) -> None:
+        # Esc cancels the edit: the proposal comes back as it was proposed.
+        if self._detail is not None and self.diff.new_text() != self._detail.proposed_text:
+            self.diff.new_edit.setPlainText(self._detail.proposed_text)
+            self.action_answered.emit("Edit cancelled; the proposal is as it was", False)
         self.tree.setFocus()
 
     def _on_discard_button_clicked(self) -> None:
         entries = self.selected_entries()
         if not entries or self._service is None:
             return
-        if len(entries) > 1 and not self._interaction.confirm("Discard", f"Discard {len(entries)} items?"):
+        what = f"“{elide(entries[0].title or entries[0].text, 60)}”" if len(entries) == 1 else f"{len(entries)} items"
+        reason = self._ask_discard_reason(what)
+        if reason is None:
             return
         service = self._service
         items = [e.item for e in entries]
+        message = f"Discarded {what}" + (f" ({reason})" if reason else "")
         self._runner.submit(
-            "discard", lambda: [service.discard(i, "discarded in review") for i in items],
-            self._on_action_done, self._on_action_failed,
+            "discard", lambda: [service.discard(i, reason) for i in items],
+            lambda _r: self._answer(message), self._on_action_failed,
         )
+
+    def _ask_discard_reason(self, what: str) -> str | None:
+        """The optional reason ("" for none), or None when the person cancelled."""
+        choice = self._interaction.choose("Discard", f"Discard {what}? Why (optional):", list(DISCARD_REASONS))
+        if choice is None:
+            return None
+        if choice == OTHER_REASON:
+            custom = self._interaction.ask_text("Discard", "Your reason:")
+            return None if custom is None else custom.strip()
+        return "" if choice == NO_REASON else choice.lower()
 
     def _on_undo_button_clicked(self) -> None:
         if self._service is None:
@@ -366,6 +364,11 @@ class ReviewPane(QWidget):
 
     def _on_undo_done(self, result: Any) -> None:
         self._pending_select = str(field(result, "item_id", "doc_id", "id", default="") or "")
+        if result is None:
+            self.action_answered.emit("Nothing to undo", False)
+        else:
+            undone = str(field(result, "message", default="") or "undid the last action")
+            self.action_answered.emit(undone[:1].upper() + undone[1:], False)
         self.reload()
 
     def _on_contradiction_resolved(self, choice: str, note: str) -> None:
@@ -394,6 +397,7 @@ class ReviewPane(QWidget):
         self._detail = detail
         self.card.show_entry(entry, detail)
         if entry is None or detail is None:
+            self.edit_hint.hide()
             self.diff.clear()
             self.diff.old_edit.hide()
             self.diff.old_title.hide()
@@ -406,8 +410,14 @@ class ReviewPane(QWidget):
             self.detail_stack.setCurrentWidget(self.diff)
             self.diff.old_edit.setVisible(bool(detail.old_text))
             self.diff.old_title.setVisible(bool(detail.old_text))
-            self.diff.set_texts(detail.old_text, detail.proposed_text,
-                                new_title="Proposed (editable)" if not detail.old_text else "Proposed correction (editable)")
+            self.diff.set_texts(
+                detail.old_text,
+                detail.proposed_text,
+                new_title="Proposed (editable)"
+                if not detail.old_text
+                else "Proposed correction (editable)",
+            )
+        self.edit_hint.setVisible(entry.kind != "contradiction")
         self.evidence.show_evidence(detail.claim, detail.turns, detail.quote, detail.missing_turns)
         self.detail_shown.emit(detail.item_id)
 
@@ -419,6 +429,30 @@ class ReviewPane(QWidget):
                 return pos
         return 0
 
+    def _answer(self, message: str) -> None:
+        self.action_answered.emit(message, True)
+        self._on_action_done()
+
+    def _update_empty_label(self) -> None:
+        empty = self.model.total() == 0
+        text = "Nothing waiting for review."
+        if self._activity:
+            text += "\n\n" + self._activity + "\nProposals appear here as they pass the quality gates."
+        self.empty_label.setText(text)
+        self.empty_label.setVisible(empty)
+
+    def _on_new_edit_text_changed(self) -> None:
+        if self._detail is not None:
+            self._evidence_timer.start()
+
+    def _on_evidence_timer_timeout(self) -> None:
+        # The highlighting follows the text as edited: words added by hand and not found in
+        # the turns show up as unsupported before the edit is approved.
+        detail = self._detail
+        if detail is None or self.detail_stack.currentWidget() is not self.diff:
+            return
+        self.evidence.show_evidence(self.diff.new_text(), detail.turns, detail.quote, detail.missing_turns)
+
     def _update_enabled(self) -> None:
         selected = self.selected_entries()
         has = bool(selected) and self._service is not None
@@ -427,3 +461,11 @@ class ReviewPane(QWidget):
         self.edit_button.setEnabled(has and not only_contradictions and len(selected) == 1)
         self.discard_button.setEnabled(has)
         self.undo_button.setEnabled(self._service is not None)
+
+
+if __name__ == "__main__":  # a preview of this pane alone, on the demo
+    import sys
+
+    from ui.panes.preview import main
+
+    raise SystemExit(main(["review", *sys.argv[1:]]))

@@ -1,6 +1,6 @@
 """Status and activity: sources and their health, triggers, the model, a live reflection, the log.
 
-Fed by engine events (relayed to the GUI thread by ``ui.bridge.EventRelay``) and by a
+Fed by engine events (relayed to the GUI thread by ``ui.infra.bridge.EventRelay``) and by a
 periodic snapshot. A running reflection streams its tokens here and can be cancelled.
 """
 
@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QTextCursor
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -26,10 +28,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui.adapt import field
+from curator.index.text import elide
+from curator.llm.stream_text import ReadableStream
+from ui.infra.adapt import field
+from ui.infra.resources import icon
 from ui.models.records import Column, RecordTableModel
-from ui.resources import icon
-from ui.services import StatusSnapshot
+from ui.panes.fit import fit_table
+from ui.services.facade import StatusSnapshot
 
 MAX_STREAM_CHARS = 20_000
 QUIET_KINDS = ("model.token", "job.token", "reflection.token", "model.progress", "job.progress", "job.queued")
@@ -77,7 +82,7 @@ def _rejections(now: float, data: dict[str, Any]) -> list[ActivityEntry]:
         if isinstance(rejection, dict):
             gate = rejection.get("gate", "gate")
             reason = rejection.get("reason", "")
-            item = str(rejection.get("item", ""))[:90]
+            item = elide(str(rejection.get("item", "")), 90)
             out.append(ActivityEntry(now, "gate.rejected", f"{gate}: {reason} — “{item}”", "warning"))
     return out
 
@@ -87,16 +92,21 @@ def describe_batch(log: dict[str, Any]) -> list[ActivityEntry]:
     from curator.clock import parse_iso
 
     at = parse_iso(str(log.get("timestamp") or "")) or time.time()
-    gates = log.get("quality_gate_results") if isinstance(log.get("quality_gate_results"), dict) else {}
-    staged = log.get("staged_files") if isinstance(log.get("staged_files"), list) else []
-    turns = log.get("turns_reviewed") if isinstance(log.get("turns_reviewed"), list) else []
+    gates_raw, staged_raw, turns_raw = (log.get("quality_gate_results"), log.get("staged_files"),
+                                        log.get("turns_reviewed"))
+    gates: dict[str, Any] = gates_raw if isinstance(gates_raw, dict) else {}
+    staged: list[Any] = staged_raw if isinstance(staged_raw, list) else []
+    turns: list[Any] = turns_raw if isinstance(turns_raw, list) else []
     message = (f"batch {log.get('batch_id')}: {len(turns)} turns ({log.get('trigger', '')}), "
                f"{gates.get('items_proposed', 0)} proposed, {gates.get('items_passed', 0)} passed, "
                f"{len(staged)} staged, {log.get('duration_ms', 0)} ms")
     if log.get("error"):
         message += f" — {log['error']}"
     entries = [ActivityEntry(at, "batch", message, "error" if log.get("error") else "info")]
-    return entries + [ActivityEntry(at, e.kind, e.message, e.level) for e in _rejections(at, {"quality_gate_results": gates})]
+    return entries + [
+        ActivityEntry(at, e.kind, e.message, e.level)
+        for e in _rejections(at, {"quality_gate_results": gates})
+    ]
 
 
 def _level_colour(entry: ActivityEntry) -> QColor | None:
@@ -118,21 +128,30 @@ class StatusPane(QWidget):
         self._job_id = ""
         self._seen_batches: set[Any] = set()
 
-        self.sources: RecordTableModel[Any] = RecordTableModel([
-            Column("Source", lambda s: field(s, "path", "root", default="")),
-            Column("Adapter", lambda s: field(s, "adapter", default="")),
-            Column("User", lambda s: field(s, "user_id", default="")),
-            Column("Health", lambda s: field(s, "status", "health", default=""),
-                   tooltip=lambda s: str(field(s, "detail", "problem", default="") or ""),
-                   foreground=lambda s: None if str(field(s, "status", "health", default="")) in {"ok", "watching", "available", ""} else QColor("#c8453b")),
-            Column("Turns", lambda s: field(s, "turns", default="")),
-        ], self)
+        self.sources: RecordTableModel[Any] = RecordTableModel(
+            [
+                Column("Source", lambda s: field(s, "path", "root", default="")),
+                Column("Adapter", lambda s: field(s, "adapter", default="")),
+                Column("User", lambda s: field(s, "user_id", default="")),
+                Column(
+                    "Health",
+                    lambda s: field(s, "status", "health", default=""),
+                    tooltip=lambda s: str(field(s, "detail", "problem", default="") or ""),
+                    foreground=lambda s: (
+                        None
+                        if str(field(s, "status", "health", default=""))
+                        in {"ok", "watching", "available", ""}
+                        else QColor("#c8453b")
+                    ),
+                ),
+                Column("Turns", lambda s: field(s, "turns", default="")),
+            ],
+            self,
+        )
         self.sources_view = QTableView()
         self.sources_view.setModel(self.sources)
         self.sources_view.verticalHeader().hide()
-        self.sources_view.horizontalHeader().setStretchLastSection(True)
-        for column, width in enumerate((230, 60, 70, 90)):
-            self.sources_view.setColumnWidth(column, width)
+        fit_table(self.sources_view, stretch=0)
         self.refresh_button = QPushButton("Refresh")
 
         self.triggers_text = QPlainTextEdit()
@@ -151,10 +170,21 @@ class StatusPane(QWidget):
 
         self.job_label = QLabel("No reflection running.")
         self.job_label.setObjectName("job_label")
+        self.job_progress = QProgressBar()
+        self.job_progress.setObjectName("job_progress")
+        self.job_progress.setMaximumHeight(12)
+        self.job_progress.hide()
         self.stream = QPlainTextEdit()
         self.stream.setObjectName("token_stream")
         self.stream.setReadOnly(True)
-        self.stream.setPlaceholderText("Tokens of a running reflection stream here.")
+        self.stream.setPlaceholderText("What a running reflection writes appears here, item by item.")
+        self.raw_toggle = QCheckBox("Show raw tokens")
+        self.raw_toggle.setObjectName("raw_toggle")
+        self.raw_stream = QPlainTextEdit()
+        self.raw_stream.setObjectName("raw_stream")
+        self.raw_stream.setReadOnly(True)
+        self.raw_stream.hide()
+        self._readable = ReadableStream()
         self.cancel_button = QPushButton(icon("cancel"), "Cancel reflection")
         self.cancel_button.setEnabled(False)
 
@@ -167,10 +197,8 @@ class StatusPane(QWidget):
         self.activity_view.setObjectName("activity_table")
         self.activity_view.setModel(self.activity)
         self.activity_view.verticalHeader().hide()
-        self.activity_view.horizontalHeader().setStretchLastSection(True)
         self.activity_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.activity_view.setColumnWidth(1, 180)
-        self.activity_view.setWordWrap(False)
+        fit_table(self.activity_view, stretch=2, max_width=200, wrap=True)
 
         sources_box = QGroupBox("Watched sources")
         sources_layout = QVBoxLayout(sources_box)
@@ -186,7 +214,10 @@ class StatusPane(QWidget):
         job_row.addWidget(self.job_label, 1)
         job_row.addWidget(self.cancel_button)
         model_layout.addLayout(job_row)
-        model_layout.addWidget(self.stream, 1)
+        model_layout.addWidget(self.job_progress)
+        model_layout.addWidget(self.stream, 2)
+        model_layout.addWidget(self.raw_toggle)
+        model_layout.addWidget(self.raw_stream, 1)
         activity_box = QGroupBox("Activity — batches, gate rejections, jobs")
         QVBoxLayout(activity_box).addWidget(self.activity_view)
 
@@ -205,6 +236,7 @@ class StatusPane(QWidget):
 
         self.cancel_button.clicked.connect(self._on_cancel_button_clicked)
         self.refresh_button.clicked.connect(self.refresh_requested)
+        self.raw_toggle.toggled.connect(self.raw_stream.setVisible)
 
     # ---- Public API (GUI thread)
 
@@ -234,18 +266,32 @@ class StatusPane(QWidget):
             self._on_job_event(kind, data)
 
     def on_tokens(self, job_id: str, text: str) -> None:
-        """Append streamed tokens of ``job_id``."""
+        """Show streamed tokens of ``job_id``: as readable items, and raw behind the toggle."""
         if job_id and not self._job_id:
             self._set_running(job_id, "reflection")
+        self._readable.feed(text)
+        self.stream.setPlainText(self._readable.render()[-MAX_STREAM_CHARS:])
         self.stream.moveCursor(QTextCursor.MoveOperation.End)
-        self.stream.insertPlainText(text)
-        if self.stream.document().characterCount() > MAX_STREAM_CHARS:
-            cursor = QTextCursor(self.stream.document())
+        self.stream.ensureCursorVisible()
+        raw = self.raw_stream
+        raw.moveCursor(QTextCursor.MoveOperation.End)
+        raw.insertPlainText(text)
+        if raw.document().characterCount() > MAX_STREAM_CHARS:
+            cursor = QTextCursor(raw.document())
             cursor.movePosition(QTextCursor.MoveOperation.Start)
             cursor.movePosition(QTextCursor.MoveOperation.Right, QTextCursor.MoveMode.KeepAnchor,
-                                self.stream.document().characterCount() - MAX_STREAM_CHARS)
+                                raw.document().characterCount() - MAX_STREAM_CHARS)
             cursor.removeSelectedText()
-        self.stream.ensureCursorVisible()
+        raw.ensureCursorVisible()
+
+    def show_work(self, now: str, fraction: tuple[int, int] | None) -> None:
+        """What runs now (from the window's work tracker), with a bar when it can be measured."""
+        if now:
+            self.job_label.setText(now)
+        if fraction is not None:
+            self.job_progress.setRange(0, max(fraction[1], 1))
+            self.job_progress.setValue(fraction[0])
+        self.job_progress.setVisible(fraction is not None)
 
     def running_job(self) -> str:
         return self._job_id
@@ -253,7 +299,7 @@ class StatusPane(QWidget):
     # ---- Event handling
 
     def _on_model_event(self, kind: str, data: dict[str, Any]) -> None:
-        name = str(data.get("name") or data.get("model") or data.get("path") or "")
+        name = str(data.get("name") or data.get("model") or Path(str(data.get("path") or "")).name)
         if kind.endswith("loading"):
             self.model_label.setText(f"Model: loading {name}…")
             self.model_progress.show()
@@ -269,7 +315,9 @@ class StatusPane(QWidget):
         job_kind = str(data.get("job_kind") or data.get("kind") or "reflection")
         if kind.endswith("started"):
             self._set_running(job_id, job_kind)
-        elif kind.endswith(("finished", "failed", "cancelled", "done")) and (not self._job_id or job_id == self._job_id):
+        elif kind.endswith(("finished", "failed", "cancelled", "done")) and (
+            not self._job_id or job_id == self._job_id
+        ):
             outcome = kind.rsplit(".", 1)[-1]
             extra = data.get("error") or data.get("status") or ""
             self.job_label.setText(f"Last reflection ({job_kind}) {outcome}{': ' + str(extra) if extra else ''}.")
@@ -279,6 +327,8 @@ class StatusPane(QWidget):
     def _set_running(self, job_id: str, job_kind: str) -> None:
         self._job_id = job_id
         self.stream.clear()
+        self.raw_stream.clear()
+        self._readable = ReadableStream()
         self.job_label.setText(f"Running: {job_kind} reflection (job {job_id})")
         self.cancel_button.setEnabled(bool(job_id))
 
@@ -290,3 +340,11 @@ class StatusPane(QWidget):
             self.job_label.setText(f"Cancelling job {self._job_id}…")
             self.cancel_requested.emit(self._job_id)
 
+
+
+if __name__ == "__main__":  # a preview of this pane alone, on the demo
+    import sys
+
+    from ui.panes.preview import main
+
+    raise SystemExit(main(["status", *sys.argv[1:]]))

@@ -55,7 +55,7 @@ MODEL_RUNTIME = _RSS + """
 import json, sys
 from pathlib import Path
 from curator.llm.runtime import ModelRuntime
-from curator.settings import Settings
+from curator.vault.settings import Settings
 runtime = ModelRuntime.from_settings(Settings(), model_path=Path(sys.argv[1]))
 runtime.preload().result()
 print(json.dumps({'rss_mb': rss_mb()}))
@@ -99,7 +99,8 @@ def child(script: str, *args: str, timeout: float = 600, qt: bool = False) -> di
     if proc.returncode != 0 or not lines:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
         raise RuntimeError(f"child process failed (exit {proc.returncode}): {' | '.join(tail)}")
-    return json.loads(lines[-1])  # type: ignore[no-any-return]
+    result: dict[str, Any] = json.loads(lines[-1])
+    return result
 
 
 def _qt_available() -> str:
@@ -120,7 +121,9 @@ def run(ctx: BenchContext) -> SuiteOutcome:
         try:
             part(ctx, outcome)
         except Exception as exc:
-            outcome.error = (outcome.error + "; " if outcome.error else "") + f"{part.__name__[1:]}: {type(exc).__name__}: {exc}"
+            outcome.error = (
+                outcome.error + "; " if outcome.error else ""
+            ) + f"{part.__name__[1:]}: {type(exc).__name__}: {exc}"
             ctx.log(f"footprint: {part.__name__[1:]} failed: {exc}")
     return outcome
 

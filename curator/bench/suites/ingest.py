@@ -18,7 +18,12 @@ def run(ctx: BenchContext) -> SuiteOutcome:
     if ctx.conversations:
         folder = locomo_source(ctx, ctx.conversations)
         files = sorted(folder.glob("*.jsonl"))
-        texts = [json.loads(line)["content"] for f in files for line in f.read_text(encoding="utf-8").splitlines() if line]
+        texts = [
+            json.loads(line)["content"]
+            for f in files
+            for line in f.read_text(encoding="utf-8").splitlines()
+            if line
+        ]
         rates, base_rates = [], []
         for attempt in range(ctx.sizes.locomo_repeats):
             vault = ctx.workdir / f"ingest-locomo-{attempt}"

@@ -20,11 +20,11 @@ from typing import Any
 from curator.bench import reflect_glue
 from curator.bench.context import BenchContext
 from curator.bench.locomo import LocomoConversation, dia_id_of_key, write_jsonl
-from curator.bench.recall import Bm25Baseline, mean, recall_at
+from curator.bench.recall import Bm25Baseline, TurnPairBaseline, mean, recall_at
 from curator.bench.report import Figure, SuiteOutcome
 from curator.engine import Engine
-from curator.search import SearchFilters
-from curator.textproc import content_words, stems
+from curator.index.search import SearchFilters
+from curator.index.text import content_words, stems
 
 NAME = "quality"
 KS = (5, 10)
@@ -94,6 +94,16 @@ def bm25_scores(conv: LocomoConversation) -> Scores:
     return scores
 
 
+def pair_scores(conv: LocomoConversation) -> Scores:
+    """Recall of the strongest plain baseline: stemmed BM25 over turn pairs with speakers."""
+    baseline = TurnPairBaseline([t.speaker for t in conv.turns], [t.text for t in conv.turns])
+    ids = [t.dia_id for t in conv.turns]
+    scores = Scores()
+    for q in conv.quality_questions():
+        scores.add(q.evidence, [{ids[i]} for i in baseline.top(q.question, max(KS))])
+    return scores
+
+
 def event_coverage(conv: LocomoConversation, facts: list[str], sessions: set[int] | None = None) -> tuple[int, int]:
     """(covered, total) gold events; an event is covered when one staged fact holds at least
     half of its content stems (the speakers' names left out)."""
@@ -143,8 +153,12 @@ def run(ctx: BenchContext) -> SuiteOutcome:
     if not ctx.conversations:
         outcome.skipped = ctx.data_note or "no LoCoMo conversations"
         return outcome
-    convs = ctx.conversations[: ctx.sizes.quality_conversations] if ctx.sizes.quality_conversations else ctx.conversations
-    a_all, b_all = Scores(), Scores()
+    convs = (
+        ctx.conversations[: ctx.sizes.quality_conversations]
+        if ctx.sizes.quality_conversations
+        else ctx.conversations
+    )
+    a_all, p_all, b_all = Scores(), Scores(), Scores()
     per_conv: list[dict[str, Any]] = []
     vaults: list[tuple[LocomoConversation, Path, Scores]] = []
     for i, conv in enumerate(convs):
@@ -156,6 +170,7 @@ def run(ctx: BenchContext) -> SuiteOutcome:
             engine.close()
         a = bm25_scores(conv)
         a_all.extend(a)
+        p_all.extend(pair_scores(conv))
         b_all.extend(b)
         per_conv.append({"conversation": conv.conv_id, "turns": len(conv.turns), "questions": len(a.per_k[5]),
                          **{f"bm25_r@{k}": round(a.mean(k), 4) for k in KS},
@@ -163,8 +178,12 @@ def run(ctx: BenchContext) -> SuiteOutcome:
         vaults.append((conv, work / "vault", b))
     n = a_all.count
     _recall_figures(outcome, "(a) BM25 raw turns", a_all, None, "", n, "rank_bm25 BM25Okapi, no stemming")
-    _recall_figures(outcome, "(b) curator search", b_all, a_all, "(a) BM25 raw", n, "unified search over the imported turns")
-    ctx.log(f"quality: (a) r@5 {a_all.mean(5):.3f}  (b) r@5 {b_all.mean(5):.3f} over {n} questions")
+    _recall_figures(outcome, "(a2) BM25 turn pairs, stemmed", p_all, None, "", n,
+                    "FTS5 porter bm25 over previous+current turn with speaker names, stop words removed")
+    _recall_figures(outcome, "(b) curator search", b_all, p_all, "(a2) BM25 turn pairs", n,
+                    "unified search over the imported turns")
+    ctx.log(f"quality: (a) r@5 {a_all.mean(5):.3f}  (a2) r@5 {p_all.mean(5):.3f}  (b) r@5 {b_all.mean(5):.3f} "
+            f"over {n} questions")
     outcome.details["conversations"] = per_conv
     reason = reflect_glue.glue_available()
     if reason:
@@ -183,7 +202,7 @@ def _reflected(ctx: BenchContext, outcome: SuiteOutcome, convs: list[tuple[Locom
     max_batches = ctx.sizes.quality_batches
     limit = ctx.sizes.quality_reflect_conversations
     c_all, c_in, b_same, b_in = Scores(), Scores(), Scores(), Scores()
-    details = []
+    details: list[dict[str, Any]] = []
     runtime = make_runtime(ctx)
     try:
         for conv, vault, b in convs[:limit] if limit else convs:
@@ -207,22 +226,33 @@ def _reflected(ctx: BenchContext, outcome: SuiteOutcome, convs: list[tuple[Locom
             b_in.extend(b.subset(inside))
             sessions = {t.session for t in conv.turns[:upto]}
             covered, total = event_coverage(conv, run.staged_texts, sessions)
-            details.append({
-                "conversation": conv.conv_id, "batches": len(run.batches), "turns_reflected": upto,
-                "batch_status": [r.status for r in run.batches], "batch_errors": [r.error for r in run.batches if r.error][:3],
-                "proposed": run.proposed, "passed_gates": run.passed,
-                "staged": len(run.staged_texts), "approved": run.approved, "approve_errors": run.approve_errors[:5],
-                "gate_pass_share": (run.passed / run.proposed) if run.proposed else None,
-                "events_covered": covered, "events_total": total,
-                "event_coverage": (covered / total) if total else None, "seconds": round(run.seconds, 1),
-                "questions_inside": sum(inside),
-            })
+            details.append(
+                {
+                    "conversation": conv.conv_id,
+                    "batches": len(run.batches),
+                    "turns_reflected": upto,
+                    "batch_status": [r.status for r in run.batches],
+                    "batch_errors": [r.error for r in run.batches if r.error][:3],
+                    "proposed": run.proposed,
+                    "passed_gates": run.passed,
+                    "staged": len(run.staged_texts),
+                    "approved": run.approved,
+                    "approve_errors": run.approve_errors[:5],
+                    "gate_pass_share": (run.passed / run.proposed) if run.proposed else None,
+                    "events_covered": covered,
+                    "events_total": total,
+                    "event_coverage": (covered / total) if total else None,
+                    "seconds": round(run.seconds, 1),
+                    "questions_inside": sum(inside),
+                }
+            )
             ctx.log(f"quality (c): {conv.conv_id}: {len(run.batches)} batches in {run.seconds:.0f} s, "
                     f"{run.passed}/{run.proposed} passed, {run.approved} approved, events {covered}/{total}")
     finally:
         runtime.shutdown()
     outcome.details["reflection"] = details
-    note = (f"first {max_batches} batch(es) of 10 turns per conversation, model "
+    scope = f"first {max_batches} batch(es)" if max_batches else "every batch (whole conversations)"
+    note = (f"{scope} of 10 turns per conversation, model "
             f"{runtime.model_path.name if runtime.model_path else '?'}, every staged item approved")
     if ctx.sizes.reflect_max_tokens:
         note += f"; output limited to {ctx.sizes.reflect_max_tokens} tokens (quick)"

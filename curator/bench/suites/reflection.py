@@ -19,7 +19,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from curator.bench import reflect_glue
 from curator.bench.context import BenchContext
@@ -27,6 +27,8 @@ from curator.bench.corpus import synthetic_lines
 from curator.bench.locomo import write_jsonl
 from curator.bench.report import SuiteOutcome, figure_from
 from curator.engine import Engine
+from curator.llm.backend import effective_threads
+from curator.vault.settings import Settings
 
 NAME = "reflection"
 BENCH_SEED = 1234
@@ -100,7 +102,7 @@ def model_path_for(ctx: BenchContext) -> Path:
 def make_runtime(ctx: BenchContext, calls: list[CallRecord] | None = None) -> Any:
     """A model runtime configured like the product's, on a recording llama.cpp backend."""
     from curator.llm.runtime import ModelRuntime, llama_backend
-    from curator.settings import Settings
+    from curator.vault.settings import Settings
 
     record = calls if calls is not None else []
 
@@ -131,7 +133,8 @@ def bare_call(model: Path, call: CallRecord, n_ctx: int, threads: int) -> dict[s
         start = time.perf_counter()
         first = None
         count = 0
-        for chunk in llm.create_chat_completion(messages=call.messages, stream=True, **kwargs):
+        chunks = llm.create_chat_completion(messages=call.messages, stream=True, **kwargs)  # type: ignore[arg-type]
+        for chunk in cast(Iterator[dict[str, Any]], chunks):
             if chunk["choices"][0].get("delta", {}).get("content"):
                 count += 1
                 if first is None:
@@ -191,7 +194,8 @@ def run(ctx: BenchContext) -> SuiteOutcome:
             raise RuntimeError(f"expected 3 model calls, saw {len(calls)} (batch status: {first.status}, "
                                f"{second.status}, {again.status}; {first.error or second.error or again.error})")
         c1, c2, c3 = calls[0], calls[1], calls[-1]
-        b = bare_call(model, c1, int(runtime.n_ctx), 2)
+        # The same threads as the runtime: the ratio is then the product's own cost.
+        b = bare_call(model, c1, int(runtime.n_ctx), effective_threads(int(Settings()["model.threads"])))
         e2e_cold.append(t1)
         e2e_warm.append(t2)
         e2e_recold.append(t3)
@@ -215,7 +219,8 @@ def run(ctx: BenchContext) -> SuiteOutcome:
     outcome.details["runs"] = runs
     model_note = f"model {model.name}; seed pinned to {BENCH_SEED}"
     if ctx.sizes.reflect_max_tokens:
-        model_note += f"; quick mode: output limited to {ctx.sizes.reflect_max_tokens} tokens by a vault prompt override"
+        model_note += (f"; quick mode: output limited to {ctx.sizes.reflect_max_tokens} tokens "
+                       "by a vault prompt override")
     outcome.figures += [
         figure_from(NAME, "10-turn batch end to end (cold cache)", "s", e2e_cold, baseline_samples=bare,
                     baseline_name="bare llama-cpp call, same prompt+limit", note=model_note),

@@ -1,17 +1,17 @@
-"""Fixtures for the reflection tests (fakes live in ``refl_fakes``)."""
+"""Fixtures for the reflection tests (fakes live in ``fakes.reflection``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from refl_fakes import USER, FakeTurns
+from fakes.reflection import USER, FakeTurns
 
 from curator.clock import ManualClock
-from curator.doc_store import DocumentStore
 from curator.reflection.knowledge import VaultKnowledgeIndex
-from curator.settings import Settings
-from curator.vault_paths import VaultPaths
+from curator.vault.paths import VaultPaths
+from curator.vault.settings import Settings
+from curator.vault.store import DocumentStore
 
 
 @pytest.fixture

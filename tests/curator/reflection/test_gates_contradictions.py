@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import pytest
+from fakes.reflection import USER, FakeTurns, add_knowledge
 
 from curator.reflection.contradictions import ContradictionDetector, compare
-from curator.reflection.gates import Proposal, QualityGates, apply_caps, confidence_for, keyword_support, parse_ref
+from curator.reflection.gates.quality import (
+    Proposal,
+    QualityGates,
+    apply_caps,
+    confidence_for,
+    keyword_support,
+    parse_ref,
+)
+from curator.reflection.gates.similarity import normalised_scores
 from curator.reflection.knowledge import VaultKnowledgeIndex
 from curator.reflection.ports import KnowledgeDoc
 from curator.reflection.schemas import BatchOutput, Correction, NewFact, OpenQuestion
-from curator.reflection.similarity import normalised_scores
-from curator.doc_store import DocumentStore
-
-from refl_fakes import USER, FakeTurns, add_knowledge
+from curator.vault.store import DocumentStore
 
 
 def test_caps_truncate_2_1_2_2() -> None:
@@ -42,7 +48,7 @@ def test_keyword_gate_rejects_made_up_facts(turns: FakeTurns) -> None:
     made_up = keyword_support("The user is a professional pilot flying cargo planes.", [t], 0.6)
     assert not made_up.passed and "unsupported" in made_up.reason
     name = keyword_support("The user works night shifts with Zhivago.", [t], 0.6)
-    assert not name.passed and name.reason == "names not in the cited turns: Zhivago"
+    assert not name.passed and name.reason == "names, numbers or dates not in the cited turns: Zhivago"
     assert not keyword_support("The user said it.", [t], 0.6).passed
 
 
@@ -136,15 +142,18 @@ def test_detector_picks_the_conflicting_document() -> None:
 
 
 def test_model_confirmation_speaks_the_bundled_prompts_language() -> None:
-    from refl_fakes import ScriptedModel
+    from fakes.reflection import ScriptedModel
 
-    from curator.prompts import load_prompt
     from curator.reflection.contradictions import ModelConfirmer
+    from curator.reflection.prompts import load_prompt
 
     model = ScriptedModel([{"verdict": "contradict", "reason": "two different cities"},
                            {"verdict": "compatible", "reason": "both can be true"}, "not json"])
     confirmer = ModelConfirmer(model)
-    assert confirmer.confirm("Ana lives in Braga.", "Ana lives in Porto.", "Sister Ana") == (True, "two different cities")
+    assert confirmer.confirm("Ana lives in Braga.", "Ana lives in Porto.", "Sister Ana") == (
+        True,
+        "two different cities",
+    )
     assert confirmer.confirm("Ana likes Braga.", "Ana lives in Porto.") == (False, "both can be true")
     verdict, reason = confirmer.confirm("x", "y")
     assert verdict is None and "unavailable" in reason

@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 import pytest
-from refl_fakes import USER, FakeTurns, ScriptedModel, add_knowledge
+from fakes.reflection import USER, FakeTurns, ScriptedModel, add_knowledge
 
 from curator.clock import ManualClock
-from curator.doc_store import DocumentStore
-from curator.documents import Document
 from curator.events import EventBus
-from curator.reflection.fingerprints import RejectedMemory
+from curator.reflection.gates.fingerprints import RejectedMemory
+from curator.reflection.gates.untrusted import Flag
 from curator.reflection.knowledge import VaultKnowledgeIndex
 from curator.reflection.micro import MicroEntry, MicroReflector, bound_excerpt, too_small
-from curator.reflection.review import ChangedOnDiskError, FlaggedItemError, ReviewEngine, ReviewError
-from curator.reflection.staging import StagedDraft, StagingArea
 from curator.reflection.summaries import SummaryStore, SummaryWriter, is_searchable, turn_pair
-from curator.reflection.untrusted import Flag
-from curator.vault_paths import VaultPaths
+from curator.review.actions import ChangedOnDiskError, FlaggedItemError, ReviewEngine, ReviewError
+from curator.review.staging import StagedDraft, StagingArea
+from curator.vault.documents import Document
+from curator.vault.paths import VaultPaths
+from curator.vault.store import DocumentStore
 
 
 class RecordingIndex:
@@ -124,7 +124,7 @@ def test_correction_approval_updates_target_with_history(engine: ReviewEngine, s
                                                          clock: ManualClock) -> None:
     target = add_knowledge(store, "trip00lisbon", "Lisbon trip", "The Lisbon trip is in October.")
     assert target.path is not None
-    from curator.reflection.staging import file_hash
+    from curator.review.staging import file_hash
 
     doc = stage(store, clock, "The Lisbon trip is in September.", kind="correction", target_id="trip00lisbon",
                 old_text="The Lisbon trip is in October.", target_hash=file_hash(target.path),
@@ -143,7 +143,7 @@ def test_resolve_contradiction(engine: ReviewEngine, store: DocumentStore, clock
                                choice: str) -> None:
     existing = add_knowledge(store, "sister0porto", "Sister", "Ana lives in Porto.")
     assert existing.path is not None
-    from curator.reflection.staging import file_hash
+    from curator.review.staging import file_hash
 
     doc = stage(store, clock, "Ana lives in Braga.", kind="contradiction", existing_id="sister0porto",
                 existing_text="Ana lives in Porto.", existing_hash=file_hash(existing.path),
@@ -233,7 +233,9 @@ def test_micro_skips_small_and_survives_bad_output(vault: VaultPaths, store: Doc
 
 # ---- Summaries
 
-def test_summary_turn_pair_edit_soft_delete_restore(vault: VaultPaths, store: DocumentStore, clock: ManualClock) -> None:
+def test_summary_turn_pair_edit_soft_delete_restore(
+    vault: VaultPaths, store: DocumentStore, clock: ManualClock
+) -> None:
     index = RecordingIndex()
     summaries = SummaryStore(store, clock, index)
     turns = FakeTurns()
@@ -260,7 +262,7 @@ def test_summary_turn_pair_edit_soft_delete_restore(vault: VaultPaths, store: Do
 
 
 def test_summary_is_capped_to_max_tokens(vault: VaultPaths, store: DocumentStore, clock: ManualClock) -> None:
-    from curator.settings import Settings
+    from curator.vault.settings import Settings
 
     settings = Settings()
     settings.set("summary.max_tokens", 64)

@@ -6,6 +6,15 @@ import json
 
 import pytest
 
+from curator.reflection.gates.untrusted import (
+    INSTRUCTION,
+    INVISIBLE,
+    LINK,
+    TAINTED_SOURCE,
+    reveal,
+    scan,
+    source_flags,
+)
 from curator.reflection.schemas import (
     BATCH_SCHEMA,
     MICRO_SCHEMA,
@@ -13,7 +22,6 @@ from curator.reflection.schemas import (
     parse_batch_output,
     parse_micro_output,
 )
-from curator.reflection.untrusted import INSTRUCTION, INVISIBLE, LINK, TAINTED_SOURCE, reveal, scan, source_flags
 
 FACT = {"title": "t", "content": "Maya is a nurse.", "source_turns": [1], "related_existing": [], "category": "Facts"}
 
@@ -27,7 +35,11 @@ def test_batch_schema_has_the_four_sections_of_seed_000() -> None:
 
 
 def test_parse_valid_batch_output() -> None:
-    out = parse_batch_output(json.dumps({"new_facts": [FACT], "corrections": [], "connections": [], "open_questions": []}))
+    out = parse_batch_output(
+        json.dumps(
+            {"new_facts": [FACT], "corrections": [], "connections": [], "open_questions": []}
+        )
+    )
     assert out.new_facts[0].content == "Maya is a nurse."
     assert out.new_facts[0].source_turns == [1]
     assert out.rejected == []
@@ -78,10 +90,28 @@ def test_extra_keys_control_characters_and_huge_arrays_are_cleaned_with_notes() 
 
 
 def test_id_spellings_of_the_prompt_files_are_accepted() -> None:
-    out = parse_batch_output(json.dumps({
-        "corrections": [{"existing_id": "abc123def456", "what_changed": "x", "source_turns": [2], "new_confidence_hint": "up"}],
-        "connections": [{"id_a": "a1b2c3d4e5f6", "id_b": "f6e5d4c3b2a1", "relationship": "r", "source_turns": [3]}],
-    }))
+    out = parse_batch_output(
+        json.dumps(
+            {
+                "corrections": [
+                    {
+                        "existing_id": "abc123def456",
+                        "what_changed": "x",
+                        "source_turns": [2],
+                        "new_confidence_hint": "up",
+                    }
+                ],
+                "connections": [
+                    {
+                        "id_a": "a1b2c3d4e5f6",
+                        "id_b": "f6e5d4c3b2a1",
+                        "relationship": "r",
+                        "source_turns": [3],
+                    }
+                ],
+            }
+        )
+    )
     assert out.corrections[0].existing_file == "abc123def456"
     assert out.corrections[0].new_confidence_hint == "same"
     assert out.connections[0].file_b == "f6e5d4c3b2a1"

@@ -1,0 +1,133 @@
+"""The ``curator`` command: global options, the subcommand registry, error handling.
+
+Subcommands live in their own modules, each with ``register(subparsers, common)``;
+``REGISTRY`` lists them, so another part of the product adds commands by adding a module
+name here. ``common`` is a parent parser carrying ``--vault`` and ``--json`` so those
+options work before or after the subcommand name. A handler is ``fn(args) -> int`` and
+reports a user error by raising ``CliError``: the user sees one clear line, never a
+traceback, and a non-zero exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import logging
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from curator import __version__
+from curator.vault.paths import default_vault
+
+# One module per command group; each has register(subparsers, common).
+REGISTRY: list[str] = [
+    "curator.cli.vault", "curator.cli.sources", "curator.cli.watch", "curator.cli.status",
+    "curator.cli.search", "curator.cli.review", "curator.cli.reflect", "curator.cli.models",
+    "curator.cli.bench", "curator.cli.mcp", "curator.cli.lifecycle",
+    "curator.cli.turns", "curator.cli.discover",  # discover adds to the `source` group: after it
+]
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+EXIT_LOCKED = 3
+EXIT_INTERRUPTED = 130
+
+
+class CliError(Exception):
+    """A problem with what the user asked for; printed as one line."""
+
+    def __init__(self, message: str, code: int = EXIT_USAGE) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def vault_of(args: argparse.Namespace) -> Path:
+    """The vault a command works on."""
+    return Path(args.vault).expanduser() if getattr(args, "vault", None) else default_vault()
+
+
+def emit(args: argparse.Namespace, data: Any, text: Callable[[], str] | str) -> None:
+    """Print ``data`` as JSON with --json, else the human text."""
+    if getattr(args, "json", False):
+        print(json.dumps(data, ensure_ascii=False, indent=2, default=str), flush=True)
+    else:
+        rendered = text() if callable(text) else text
+        if rendered:
+            print(rendered, flush=True)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser with every registered subcommand."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--vault", metavar="PATH", default=argparse.SUPPRESS,
+                        help="vault folder (default: $CURATOR_VAULT or the user data folder)")
+    common.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                        help="machine-readable output")
+    common.add_argument("-v", "--verbose", action="count", default=argparse.SUPPRESS,
+                        help="log more (-v: decisions, -vv: debug)")
+    parser = argparse.ArgumentParser(
+        prog="curator",
+        description="Memory Curator: watch local LLM chat folders into a searchable, reviewed memory vault.",
+    )
+    # The same options again, with real defaults: argparse shares action objects between a
+    # parent and its children, so the SUPPRESS defaults of ``common`` must stay untouched.
+    parser.add_argument("--vault", metavar="PATH", default=None,
+                        help="vault folder (default: $CURATOR_VAULT or the user data folder)")
+    parser.add_argument("--json", action="store_true", default=False, help="machine-readable output")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="log more (-v, -vv)")
+    parser.set_defaults(handler=None)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module_name in REGISTRY:
+        importlib.import_module(module_name).register(subparsers, common)
+    return parser
+
+
+def _configure_logging(verbosity: int) -> None:
+    level = logging.WARNING if verbosity <= 0 else logging.INFO if verbosity == 1 else logging.DEBUG
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``curator`` command line; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    _configure_logging(int(args.verbose or 0))
+    if args.handler is None:
+        parser.print_help()
+        return EXIT_USAGE
+    from curator.sources.adapters import UnknownAdapterError
+    from curator.vault.documents import DocumentError
+    from curator.vault.lock import VaultLockedError
+    from curator.vault.paths import UnsafePathError
+
+    try:
+        return int(args.handler(args) or 0)
+    except CliError as exc:
+        print(f"curator: {exc}", file=sys.stderr)
+        return exc.code
+    except VaultLockedError as exc:
+        print(f"curator: {exc}", file=sys.stderr)
+        return EXIT_LOCKED
+    except (UnknownAdapterError, UnsafePathError, DocumentError, FileNotFoundError, ValueError) as exc:
+        print(f"curator: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return EXIT_OK
+    except OSError as exc:
+        print(f"curator: {exc}", file=sys.stderr)
+        return EXIT_FAILURE
+
+
+if __name__ == "__main__":
+    # Run through the imported module so ``python -m curator.cli.main`` and the console script
+    # share one set of classes (CliError raised by subcommand modules must be caught here).
+    from curator.cli.main import main as _main
+
+    sys.exit(_main())

@@ -1,0 +1,62 @@
+"""``curator mcp``: serve the vault's memory to a chat client over stdio, or print its configuration."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from typing import Any
+
+from curator.cli.main import CliError, emit, vault_of
+
+
+def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
+    p = subparsers.add_parser("mcp", parents=[common],
+                              help="serve memory_search / memory_retrieve / memory_save to a chat client (stdio MCP)")
+    p.add_argument("--user", default="default", help="the user whose memory is served")
+    p.add_argument("--print-config", metavar="CLIENT", dest="print_config",
+                   help="print the configuration for lmstudio, jan, claude-desktop, claude-code or openwebui")
+    p.set_defaults(handler=cmd_mcp)
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from curator.mcp.clients import CLIENTS, config_for, found_config, server_command
+
+    vault = vault_of(args)
+    if args.print_config:
+        client = args.print_config.lower().replace("_", "-").replace(" ", "")
+        client = {"lm-studio": "lmstudio", "open-webui": "openwebui", "claude": "claude-desktop"}.get(client, client)
+        if client not in CLIENTS:
+            raise CliError(f"unknown client {args.print_config!r}; one of: {', '.join(CLIENTS)}")
+        text = config_for(client, vault, args.user)
+        found = found_config(client)
+        data = {"client": client, "name": CLIENTS[client].name, "where": CLIENTS[client].how,
+                "config": text, "command": server_command(vault, args.user),
+                "config_file": str(found) if found else None}
+        emit(args, data, text.rstrip("\n"))
+        return 0
+    if not vault.is_dir():
+        raise CliError(f"no vault at {vault} (run `curator init --vault {vault}` first)")
+    return serve(vault, args.user)
+
+
+def serve(vault: Any, user_id: str) -> int:
+    """Run the stdio server until the client closes the connection."""
+    from curator.engine import Engine
+    from curator.mcp.agent import AgentMemory
+    from curator.mcp.server import build_server
+    from curator.mcp.usage import UsageLog
+    from curator.vault.paths import validate_user_id
+
+    validate_user_id(user_id)
+    # stdout carries the protocol: every log line goes to stderr.
+    logging.getLogger().handlers[:] = [logging.StreamHandler(sys.stderr)]
+    with Engine(vault, writer=False, triggers=False) as engine:
+        usage = UsageLog(engine.paths.root / "usage.sqlite")
+        try:
+            memory = AgentMemory(engine.paths, engine.index, engine.store, usage, user_id=user_id,
+                                 clock=engine.clock, client="mcp")
+            build_server(memory).run("stdio")
+        finally:
+            usage.close()
+    return 0

@@ -1,0 +1,259 @@
+"""One unified search (seed 004 §5) over turns, context summaries and approved knowledge.
+
+Everything searchable lives in one FTS5 table, so BM25 scores of a turn and of a document
+come from the same corpus statistics and can be ranked together. Staged items
+(Knowledge_staging/) and soft-deleted reflections are indexed but never searchable:
+the ``items.searchable`` flag is set by the index, and every query requires it.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from curator.index.database import Index
+from curator.index.text import STOP_WORDS, tokenize
+
+log = logging.getLogger(__name__)
+
+MAX_QUERY_TERMS = 32
+RANK_CAP = 1500  # most rows BM25 ranks per query (see plan_query)
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """Optional narrowing of a search; ``None``/empty means no filter.
+
+    ``kinds`` match a document's kind or any of its content types; turns have kind
+    ``turn`` and content types ``context`` and their role. ``topic`` matches a
+    hierarchical topic and its children (``pet`` matches ``pet.hamster``). Items without
+    a scope or quality never pass a scope or minimum-quality filter.
+    """
+
+    user_id: str | None = None
+    kinds: tuple[str, ...] = ()
+    topic: str | None = None
+    scope: str | None = None
+    min_quality: float | None = None
+    since: float | None = None
+    until: float | None = None
+    item_types: tuple[str, ...] = ()  # "turn" and/or "document"; empty: both
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One search result.
+
+    ``id`` is the turn number (as text) for a turn and the document id for a document.
+    ``score`` is the BM25 relevance (higher is better). Turn hits carry ``number`` and
+    ``provenance``; document hits carry ``path``, ``area``, ``topic``, ``scope`` and ``quality``.
+    """
+
+    item_type: str
+    id: str
+    score: float
+    snippet: str
+    title: str
+    user_id: str
+    kind: str
+    timestamp: float | None
+    number: int | None = None
+    role: str | None = None
+    provenance: dict[str, Any] = field(default_factory=dict)
+    path: str | None = None
+    area: str | None = None
+    topic: str | None = None
+    scope: str | None = None
+    quality: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# Relevance and quality together (seed 004 §5): FTS5's rank is bm25() negated, so scaling it
+# by 0.5 + quality leaves an item of unknown or middling quality (every turn) as bm25 ranks
+# it, and moves a well-evidenced, reviewed memory up by up to half its relevance.
+QUALITY_WEIGHT = "(0.5 + COALESCE(i.quality, 0.5))"
+
+
+def query_terms(query: str) -> list[str]:
+    """The distinct words of a query that count: stop words dropped (unless nothing else is left)."""
+    tokens = tokenize(query)
+    words = [t for t in tokens if t not in STOP_WORDS] or tokens
+    unique: list[str] = []
+    for word in words:
+        if word not in unique:
+            unique.append(word)
+    return unique[:MAX_QUERY_TERMS]
+
+
+def _or_expression(terms: list[str]) -> str:
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+
+
+def match_expression(query: str) -> str | None:
+    """An FTS5 MATCH expression for a natural-language query (stop words dropped, OR-ed terms).
+
+    Returns None when the query holds no words at all.
+    """
+    terms = query_terms(query)
+    return _or_expression(terms) if terms else None
+
+
+def _capped_count(conn: Any, expression: str, cap: int) -> int:
+    row = conn.execute(
+        "SELECT count(*) FROM (SELECT rowid FROM items_fts WHERE items_fts MATCH ? LIMIT ?)", (expression, cap + 1)
+    ).fetchone()
+    return int(row[0])
+
+
+def plan_query(conn: Any, terms: list[str], cap: int = RANK_CAP) -> tuple[str, int | None]:
+    """(MATCH expression, lowest rowid to rank or None) keeping ranking work under ``cap`` rows.
+
+    BM25 costs a few microseconds per matching row, so ranking every match of a word found
+    in most of 100k turns takes hundreds of milliseconds. When the query matches more than
+    ``cap`` items: words that match at most ``cap`` items each ("rare" ones, which dominate
+    BM25 through their IDF) are ranked over the whole index, and the common words are left
+    out; when every word is common, only the newest ``cap`` matches are ranked.
+    """
+    expression = _or_expression(terms)
+    if _capped_count(conn, expression, cap) <= cap:
+        return expression, None
+    rare = [t for t in terms if _capped_count(conn, _or_expression([t]), cap) <= cap]
+    if rare:
+        return _or_expression(rare), None
+    row = conn.execute(
+        "SELECT rowid FROM items_fts WHERE items_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+        (expression, cap - 1),
+    ).fetchone()
+    return expression, (int(row[0]) if row else None)
+
+
+def search(index: Index, query: str, filters: SearchFilters | None = None, limit: int = 10) -> list[SearchHit]:
+    """Search over every searchable item of the index, ranked by BM25 relevance and quality.
+
+    Args:
+        index: the vault's index.
+        query: natural language or keywords.
+        filters: optional narrowing (user, kind/content type, topic, scope, quality, time).
+        limit: most hits returned.
+
+    Returns:
+        Hits, best first. Staged and soft-deleted documents and edited/removed turns are never
+        among them.
+    """
+    terms = query_terms(query)
+    if not terms or limit <= 0:
+        return []
+    conn = index.reader()
+    expression, lowest_rowid = plan_query(conn, terms)
+    filters = filters or SearchFilters()
+    where = ["items_fts MATCH ?", "i.searchable = 1"]
+    params: list[Any] = [expression]
+    if lowest_rowid is not None:
+        where.append("items_fts.rowid >= ?")
+        params.append(lowest_rowid)
+    if filters.user_id:
+        where.append("i.user_id = ?")
+        params.append(filters.user_id)
+    if filters.item_types:
+        where.append(f"i.item_type IN ({','.join('?' * len(filters.item_types))})")
+        params.extend(filters.item_types)
+    if filters.kinds:
+        alternatives = []
+        for kind in filters.kinds:
+            alternatives.append("i.kind = ? OR i.content_types LIKE ?")
+            params.extend([kind.lower(), f"%,{kind.lower()},%"])
+        where.append("(" + " OR ".join(alternatives) + ")")
+    if filters.topic:
+        where.append("(i.topic = ? OR i.topic LIKE ?)")
+        params.extend([filters.topic.lower(), filters.topic.lower() + ".%"])
+    if filters.scope:
+        where.append("i.scope = ?")
+        params.append(filters.scope)
+    if filters.min_quality is not None:
+        where.append("i.quality >= ?")
+        params.append(filters.min_quality)
+    if filters.since is not None:
+        where.append("i.ts >= ?")
+        params.append(filters.since)
+    if filters.until is not None:
+        where.append("i.ts <= ?")
+        params.append(filters.until)
+    params.append(limit)
+    rows = conn.execute(
+        "SELECT i.id, i.item_type, i.ref, i.user_id, i.kind, i.topic, i.scope, i.quality, i.ts, "
+        f"items_fts.rank * {QUALITY_WEIGHT} AS rank FROM items_fts JOIN items i ON i.id = items_fts.rowid "
+        f"WHERE {' AND '.join(where)} ORDER BY rank LIMIT ?",
+        params,
+    ).fetchall()
+    if not rows:
+        return []
+    ids = [r["id"] for r in rows]
+    snippets = {
+        r[0]: r[1]
+        for r in conn.execute(
+            # Always the item's own text (column 1, the body): a turn found through its
+            # neighbour's words must not show the neighbour, or results look duplicated.
+            "SELECT rowid, snippet(items_fts, 1, '[', ']', '…', 16) "
+            "FROM items_fts "
+            f"WHERE items_fts MATCH ? AND rowid IN ({','.join('?' * len(ids))})",
+            [expression, *ids],
+        )
+    }
+    return [_hit(index, row, snippets.get(row["id"], "")) for row in rows]
+
+
+def _hit(index: Index, row: Any, snippet: str) -> SearchHit:
+    score = -float(row["rank"])
+    if row["item_type"] == "archive":
+        from curator.index.archive import archive_hit  # archival builds on this module
+
+        numbers = index.reader().execute("SELECT context FROM items_fts WHERE rowid = ?", (row["id"],)).fetchone()
+        return archive_hit(row, snippet, str(numbers[0]) if numbers else "")
+    if row["item_type"] == "turn":
+        _, user_id, number_text = row["ref"].split(":", 2)
+        turn = index.get_turn(user_id, int(number_text))
+        if turn is None:  # indexed but gone: cannot happen inside one transaction; be safe
+            return SearchHit("turn", number_text, score, snippet, "", user_id, "turn", row["ts"])
+        return SearchHit(
+            item_type="turn",
+            id=str(turn.number),
+            score=score,
+            snippet=snippet,
+            title=f"turn {turn.number} ({turn.role})",
+            user_id=turn.user_id,
+            kind="turn",
+            timestamp=turn.timestamp,
+            number=turn.number,
+            role=turn.role,
+            provenance={
+                "source_id": turn.source_id,
+                "file": turn.file,
+                "conversation": turn.conversation,
+                "key": turn.key,
+                "position": turn.position,
+                "timestamp": turn.timestamp,
+                "sha256": turn.sha256,
+            },
+            topic=row["topic"] or None,
+            quality=row["quality"],
+        )
+    path = row["ref"].split(":", 1)[1]
+    doc = index.get_document(path)
+    return SearchHit(
+        item_type="document",
+        id=doc.id if doc else path,
+        score=score,
+        snippet=snippet,
+        title=doc.title if doc else path,
+        user_id=row["user_id"],
+        kind=row["kind"],
+        timestamp=row["ts"],
+        path=path,
+        area=doc.area if doc else None,
+        topic=row["topic"] or None,
+        scope=row["scope"],
+        quality=row["quality"],
+    )

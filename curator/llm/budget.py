@@ -1,0 +1,114 @@
+"""The token budget: fit a request into the model's context before it is sent.
+
+The prompt is measured with the model's own tokenizer; only its variable parts (the
+trimmable item lists of ``ModelRequest.user``) are dropped or shortened, in their rank order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from curator.llm.request import ModelRequest
+
+# Room for the chat template's role markers around the two messages, plus a little slack
+# because items are measured one by one (token merges at the seams can differ slightly).
+TEMPLATE_MARGIN = 48
+# Don't bother keeping a shortened item smaller than this.
+MIN_CUT_TOKENS = 24
+
+
+@dataclass
+class PromptPlan:
+    """A request fitted into the context: the user text to send and what was kept or cut."""
+
+    user_text: str
+    prompt_tokens: int
+    max_tokens: int
+    kept: dict[str, list[int]]
+    dropped: dict[str, int]
+    cut: list[str]
+
+
+class PromptTooLong(Exception):
+    """The fixed part of a prompt leaves no room for output in the model's context."""
+
+
+def plan_prompt(
+    request: ModelRequest,
+    tokenize: Callable[[str], list[int]],
+    detokenize: Callable[[Sequence[int]], str],
+    n_ctx: int,
+) -> PromptPlan:
+    """Fit a request into the context window, trimming only its variable parts.
+
+    The system message and fixed user text are never cut. The output keeps its full
+    ``max_tokens`` when everything fits; otherwise it gets the larger of what the full
+    input leaves and half of the free room (never below ``min_output_tokens``), and the
+    trimmable item lists lose items in their rank order, from the end each names. When a
+    list would lose its last item, that item is shortened instead if a useful part fits.
+
+    Raises:
+        PromptTooLong: Even with every variable item dropped there is no room for output.
+    """
+    count = lambda text: len(tokenize(text)) if text else 0  # noqa: E731
+    segments = request.user
+    fixed = count(request.system) + TEMPLATE_MARGIN
+    item_tokens: dict[int, list[int]] = {}
+    for index, segment in enumerate(segments):
+        if segment.trimmable:
+            joiner = count(segment.joiner) if segment.joiner.strip() else 1
+            item_tokens[index] = [count(item) + joiner for item in segment.items or []]
+            fixed += count(segment.empty)
+        else:
+            fixed += count(segment.text)
+    variable = sum(sum(tokens) for tokens in item_tokens.values())
+    free = n_ctx - fixed
+    if free < request.min_output_tokens:
+        raise PromptTooLong(
+            f"{request.kind}: the fixed part of the prompt takes {fixed} of {n_ctx} tokens, "
+            f"leaving no room for output; load the model with a larger context"
+        )
+    if variable + request.max_tokens <= free:
+        max_tokens = request.max_tokens
+    else:
+        max_tokens = min(request.max_tokens, max(free - variable, free // 2, request.min_output_tokens))
+    room = free - max_tokens
+
+    kept: dict[int, list[int]] = {i: list(range(len(t))) for i, t in item_tokens.items()}
+    cut: dict[int, str] = {}
+    used = variable
+    order = sorted(item_tokens, key=lambda i: segments[i].rank)
+    for index in order:
+        if used <= room:
+            break
+        segment = segments[index]
+        tokens = item_tokens[index]
+        while used > room and kept[index]:
+            victim = kept[index][0] if segment.drop == "oldest" else kept[index][-1]
+            if len(kept[index]) == 1:
+                # Last item of this list: shorten it rather than lose it when enough fits.
+                others = used - tokens[victim]
+                budget = room - others - 4
+                if budget >= MIN_CUT_TOKENS:
+                    item = (segment.items or [])[victim]
+                    cut[index] = detokenize(tokenize(item)[:budget]).rstrip() + " …"
+                    used = others + count(cut[index]) + 1
+                    break
+            kept[index].remove(victim)
+            used -= tokens[victim]
+    if used > room:
+        raise PromptTooLong(f"{request.kind}: the prompt does not fit in {n_ctx} tokens")
+    user_text = request.user_text(kept, cut)
+    names = {i: segments[i].placeholder or f"segment{i}" for i in item_tokens}
+    return PromptPlan(
+        user_text=user_text,
+        prompt_tokens=fixed - TEMPLATE_MARGIN + used,
+        max_tokens=max_tokens,
+        kept={names[i]: kept[i] for i in item_tokens},
+        dropped={names[i]: len(item_tokens[i]) - len(kept[i]) for i in item_tokens},
+        cut=[names[i] for i in cut],
+    )
+
+
+__all__ = ["MIN_CUT_TOKENS", "TEMPLATE_MARGIN", "PromptPlan", "PromptTooLong", "plan_prompt"]

@@ -1,0 +1,97 @@
+"""pending-reflection.md (seed 001 phase 5): seven sections and the footer."""
+
+from __future__ import annotations
+
+import difflib
+
+from curator.reflection.cycle.budget import INPUT_BUDGET, OUTPUT_BUDGET
+from curator.reflection.cycle.record import CycleRecord
+
+SECTION_TITLES = (
+    "🧠 New Knowledge Extracted",
+    "🔗 New Connections",
+    "📦 Proposed Archival (decay score < 0.05)",
+    "⚠️ Contradictions Detected",
+    "✏️ Core Memory Changes",
+    "🌱 Philosophical Evolution",
+    "❓ Questions for You",
+)
+
+
+def memory_diff(old: str, new: str) -> str:
+    lines = difflib.unified_diff(
+        old.splitlines(), new.splitlines(), "MEMORY.md", "MEMORY.md (proposed)", lineterm="", n=1
+    )
+    return "\n".join(list(lines)[2:]) or "(no change)"
+
+
+def render(record: CycleRecord) -> str:
+    ops = record.operations
+    date = record.created_at[:10]
+
+    def items(kind: str, fmt: str) -> list[str]:
+        out = [fmt.format(o=o) for o in ops if o.operation == kind]
+        return out or ["- none"]
+
+    parts = [f"# Reflection Summary — {date}", ""]
+    if record.milestone:
+        parts += [f"> **Milestone reflection #{record.number}:** {record.milestone}", ""]
+    parts += [f"## {SECTION_TITLES[0]}", *items("EXTRACT", "- {o.content} → [[{o.entity}]] ({o.op_id})"), ""]
+    parts += [
+        f"## {SECTION_TITLES[1]}",
+        *items("CONNECT", "- {o.entity} → {o.relation} → {o.other} (NEW) ({o.op_id})"),
+        "",
+    ]
+    parts += [f"## {SECTION_TITLES[2]}",
+              *items("ARCHIVE", "- {o.entity}: {o.content} (score: {o.score:.2f}) ({o.op_id})"), ""]
+    parts += [f"## {SECTION_TITLES[3]}", *items("FLAG", "- {o.content} ({o.op_id})"), ""]
+    parts += [f"## {SECTION_TITLES[4]}", "```diff", memory_diff(record.old_memory, record.new_memory), "```", ""]
+    for line in record.promoted:
+        parts.append(f"- promoted: {line}")
+    for line in record.demoted:
+        parts.append(f"- demoted: {line}")
+    if record.promoted or record.demoted:
+        parts.append("")
+    r = record.reflective
+    parts += [
+        f"## {SECTION_TITLES[5]}",
+        "",
+        "### What I've Learned About Learning",
+        r.get("learning") or "Nothing new yet.",
+        "",
+        "### Evolving Understanding",
+        r.get("understanding") or "Nothing new yet.",
+        "",
+        "### Emergent Themes",
+        r.get("themes") or "None visible yet.",
+        "",
+        "### Revised Assumptions",
+        r.get("assumptions") or "None yet.",
+        "",
+    ]
+    for op in ops:
+        if op.operation in ("EVOLVE", "PATTERN"):
+            parts.append(f"- {op.operation.lower()}: {op.content} ({op.op_id})")
+    if any(op.operation in ("EVOLVE", "PATTERN") for op in ops):
+        parts.append("")
+    questions = list(record.questions) + [f"Still true? \"{f['title']}\" (score {f['score']:.2f}, {f['memory_id']})"
+                                          for f in record.fading]
+    parts += [f"## {SECTION_TITLES[6]}", *([f"- {q}" for q in questions] or ["- none"]), ""]
+    processed = record.processed
+    parts += [
+        "---",
+        f"**Reflection #**: {record.number}",
+        f"**Input tokens**: {record.input_tokens:,} / ~{INPUT_BUDGET:,} target",
+        f"**Output tokens**: {record.output_tokens:,} / {OUTPUT_BUDGET:,} max",
+        (
+            f"**Memories processed**: {processed.get('episodes', 0)} episodes, "
+            f"{processed.get('entities', 0)} entities, "
+            f"{processed.get('procedures', 0)} procedures, {processed.get('memories', 0)} memories"
+        ),
+        "**Reflections reviewed**: Last 5 entries",
+        f"**Next scheduled reflection**: {record.next_scheduled or 'not scheduled'}",
+        "",
+        "> Reply with `approve`, `approve with changes`, `reject`, or `partial approve`.",
+        f"> (`curator review cycle approve {record.cycle_id}` or the Cycle tab.)",
+    ]
+    return "\n".join(parts) + "\n"

@@ -1,0 +1,117 @@
+"""First-person sentences rewritten as memories about a named person, by code.
+
+A small model often copies the person's sentence ("I work night shifts as a nurse.") where a
+memory should read "Maya works night shifts as a nurse.". This module does the subject
+substitution and the verb agreement for the common patterns and leaves anything it does not
+understand alone; the gate chain judges the result like any other text (the speaker's name
+is always in the cited turn's metadata, so the rewrite never invents a word).
+"""
+
+from __future__ import annotations
+
+import re
+
+# Speaker labels that are roles, not names: "user works nights" would be worse than "I".
+GENERIC_SPEAKERS = frozenset({"", "user", "human", "me", "you", "person", "speaker", "assistant", "ai", "bot"})
+
+_CONTRACTIONS = {"i'm": "is", "i've": "has", "i'll": "will", "i'd": "would"}
+_IRREGULAR = {"am": "is", "have": "has", "do": "does", "go": "goes", "was": "was", "were": "was"}
+# Words after "I" that keep their form with a third-person subject.
+_INVARIANT = frozenset(
+    [
+        "can",
+        "could",
+        "will",
+        "would",
+        "shall",
+        "should",
+        "may",
+        "might",
+        "must",
+        "did",
+        "had",
+        "used",
+        "also",
+        "just",
+        "still",
+        "never",
+        "always",
+        "often",
+        "usually",
+        "really",
+        "already",
+        "recently",
+        "sometimes",
+        "only",
+        "even",
+    ]
+)
+_ADVERBS = frozenset(
+    [
+        "also",
+        "just",
+        "still",
+        "never",
+        "always",
+        "often",
+        "usually",
+        "really",
+        "already",
+        "recently",
+        "sometimes",
+        "only",
+        "even",
+    ]
+)
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|my|My|me|myself|mine|Mine)\b|\bI['’](?:m|ve|ll|d)\b")
+# "I" is always a subject in English, so every one is rewritten (with its contraction).
+_SUBJECT_RE = re.compile(r"()\bI(?:['’](m|ve|ll|d))?\b(\s+)?([A-Za-z]+)?")
+
+
+def third_person_verb(verb: str) -> str:
+    """``verb`` as it agrees with he/she/a name ("work" -> "works", "study" -> "studies")."""
+    lower = verb.lower()
+    if lower in _IRREGULAR:
+        return _IRREGULAR[lower]
+    if lower in _INVARIANT or lower.endswith(("ed", "s")):
+        return verb
+    if re.search(r"[^aeiou]y$", lower):
+        return verb[:-1] + "ies"
+    if lower.endswith(("sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    return verb + "s"
+
+
+def is_first_person(text: str) -> bool:
+    """Whether ``text`` speaks as "I" (a copied sentence rather than a memory)."""
+    return _FIRST_PERSON.search(text) is not None
+
+
+def as_memory(text: str, speaker: str) -> str:
+    """``text`` with the speaker as subject; unchanged when the speaker has no real name.
+
+    "I work night shifts, so my sleep suffers." -> "Maya works night shifts, so Maya's sleep
+    suffers." Only "I", "my", "me", "myself" and
+    the contractions are rewritten; the rest of the sentence keeps the person's own words.
+    """
+    name = " ".join(speaker.split())
+    if name.casefold() in GENERIC_SPEAKERS or not is_first_person(text):
+        return text
+
+    def subject(match: re.Match[str]) -> str:
+        lead, contraction, space, word = match.group(1), match.group(2), match.group(3) or "", match.group(4) or ""
+        if contraction:
+            return f"{lead}{name} {_CONTRACTIONS['i' + chr(39) + contraction.lower()]}{space}{word}"
+        if word.lower() in _ADVERBS:
+            return f"{lead}{name}{space}{word}"  # "I also want" -> "Maya also wants" (next pass)
+        return f"{lead}{name}{space}{third_person_verb(word) if word else ''}"
+
+    out = _SUBJECT_RE.sub(subject, text)
+    # An adverb between subject and verb: "Maya also want" -> "Maya also wants".
+    out = re.sub(rf"\b{re.escape(name)} ({'|'.join(sorted(_ADVERBS))}) ([a-z]+)\b",
+                 lambda m: f"{name} {m.group(1)} {third_person_verb(m.group(2))}", out)
+    out = re.sub(r"\bmyself\b", "themselves", out)
+    out = re.sub(r"\b[Mm]y\b", f"{name}'s", out)
+    out = re.sub(r"\bmine\b", f"{name}'s", out)
+    out = re.sub(r"\bme\b", name, out)
+    return out[:1].upper() + out[1:]

@@ -1,0 +1,173 @@
+"""The trust lifecycle of approved documents (seed 004 §10): promotion, demotion, TTL.
+
+- **Usage**: every search hit and retrieval served to an agent is counted per document
+  (``curator.mcp.usage``).
+- **Promotion**: a document used ``lifecycle.promote_after_uses`` times since its scope last
+  changed (a correction or contradiction changes it too) is proposed for the next scope,
+  ``new -> user -> global``, as a ``promotion`` item in the review queue. Nothing is
+  promoted until the person approves it.
+- **Demotion**: an approved correction, or a contradiction resolved against a document,
+  demotes it one step at once, inside the same review action (so it is undone with it).
+- **TTL**: a document approved with scope ``new`` gets ``expires_at`` (``lifecycle.new_ttl_days``).
+  Past it, a ``recheck`` item ("still true?") is put in the queue; approving it renews the
+  date, discarding it leaves the document as it is. Nothing expires silently.
+
+``lifecycle_pass`` runs on the vault's writer (the app's watcher tick, ``curator lifecycle``).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from curator.clock import Clock, SystemClock, iso_utc, parse_iso
+from curator.mcp.usage import UsageLog
+from curator.review.staging import StagedDraft, StagingArea
+from curator.vault.documents import Document
+from curator.vault.store import DocumentStore
+
+log = logging.getLogger(__name__)
+
+SCOPE_ORDER = ("new", "user", "global")
+LIFECYCLE_KINDS = ("promotion", "recheck")
+DEFAULT_PROMOTE_AFTER = 5
+DEFAULT_TTL_DAYS = 90.0
+
+
+def next_scope(scope: str) -> str | None:
+    i = SCOPE_ORDER.index(scope) if scope in SCOPE_ORDER else 0
+    return SCOPE_ORDER[i + 1] if i + 1 < len(SCOPE_ORDER) else None
+
+
+def lower_scope(scope: str) -> str:
+    i = SCOPE_ORDER.index(scope) if scope in SCOPE_ORDER else 0
+    return SCOPE_ORDER[max(0, i - 1)]
+
+
+def expiry_for(now: float, ttl_days: float) -> str:
+    return iso_utc(now + ttl_days * 86400.0)
+
+
+def demotion_meta(doc: Document, now: float, why: str) -> dict[str, Any]:
+    """Frontmatter changes that demote ``doc`` one step (a correction or contradiction)."""
+    old = doc.scope
+    return {"scope": lower_scope(old), "scope_changed_at": iso_utc(now),
+            "scope_history": [*_history(doc), {"from": old, "to": lower_scope(old), "at": iso_utc(now), "why": why}]}
+
+
+def approval_meta(item: Document, target: Document, now: float) -> dict[str, Any]:
+    """Frontmatter changes to ``target`` when the person approves a lifecycle ``item``."""
+    if item.kind == "promotion":
+        to = str(item.get("to_scope") or "")
+        if to not in SCOPE_ORDER:
+            raise ValueError(f"promotion item {item.id} names no valid scope")
+        meta: dict[str, Any] = {"scope": to, "scope_changed_at": iso_utc(now), "expires_at": None,
+                                "scope_history": [*_history(target), {"from": target.scope, "to": to,
+                                                                     "at": iso_utc(now), "why": "promoted by you"}]}
+        return meta
+    ttl = float(item.get("ttl_days") or DEFAULT_TTL_DAYS)
+    return {"expires_at": expiry_for(now, ttl), "confirmed_at": iso_utc(now)}
+
+
+def _history(doc: Document) -> list[Any]:
+    raw = doc.get("scope_history")
+    return list(raw) if isinstance(raw, list) else []
+
+
+@dataclass
+class LifecycleReport:
+    promotions: list[str] = field(default_factory=list)  # staged item ids
+    rechecks: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"promotions": self.promotions, "rechecks": self.rechecks}
+
+
+class Lifecycle:
+    """Proposes promotions and "still true?" rechecks for one vault (run by the writer)."""
+
+    def __init__(self, store: DocumentStore, usage: UsageLog, clock: Clock | None = None, *,
+                 promote_after: int = DEFAULT_PROMOTE_AFTER, ttl_days: float = DEFAULT_TTL_DAYS) -> None:
+        self.store = store
+        self.usage = usage
+        self.clock = clock or SystemClock()
+        self.staging = StagingArea(store, self.clock)
+        self.promote_after = promote_after
+        self.ttl_days = ttl_days
+
+    def run(self, user_id: str) -> LifecycleReport:
+        report = LifecycleReport()
+        staged, _ = self.staging.scan(user_id)
+        pending = {(d.kind, str(d.get("target_id") or "")) for d in staged if d.kind in LIFECYCLE_KINDS}
+        now = self.clock.now()
+        for _path, doc in self.store.iter_documents(user_id, "knowledge"):
+            if not isinstance(doc, Document) or not doc.id:
+                continue
+            if ("promotion", doc.id) not in pending:
+                item = self._maybe_promote(user_id, doc, now)
+                if item is not None:
+                    report.promotions.append(item.id)
+            if ("recheck", doc.id) not in pending:
+                item = self._maybe_recheck(user_id, doc, now)
+                if item is not None:
+                    report.rechecks.append(item.id)
+        return report
+
+    def countable_uses(self, doc: Document) -> int:
+        """Uses since the scope last changed and since the last promotion was put to the person."""
+        marks = [parse_iso(str(doc.get("scope_changed_at") or "")), self.usage.last_proposal(doc.id, "promotion")]
+        since = max((m for m in marks if m is not None), default=None)
+        return self.usage.uses_since(doc.id, since)
+
+    def _maybe_promote(self, user_id: str, doc: Document, now: float) -> Document | None:
+        to = next_scope(doc.scope)
+        if to is None:
+            return None
+        uses = self.countable_uses(doc)
+        if uses < self.promote_after:
+            return None
+        item = self._stage(user_id, doc, "promotion", f"Promote to {to} (used {uses} times): {doc.title}",
+                           {"from_scope": doc.scope, "to_scope": to, "uses": uses},
+                           f"used {uses} times by agents since its scope last changed, with no correction "
+                           f"or contradiction since; promote from {doc.scope} to {to}?")
+        self.usage.record_proposal(doc.id, "promotion", now)
+        return item
+
+    def expires_at(self, doc: Document) -> float | None:
+        """When a ``new`` document should be rechecked (its ``expires_at``, else created + TTL)."""
+        if doc.scope != "new":
+            return None
+        explicit = parse_iso(str(doc.get("expires_at") or ""))
+        if explicit is not None:
+            return explicit
+        start = parse_iso(str(doc.get("approved_at") or doc.get("created_at") or ""))
+        return start + self.ttl_days * 86400.0 if start is not None else None
+
+    def _maybe_recheck(self, user_id: str, doc: Document, now: float) -> Document | None:
+        due = self.expires_at(doc)
+        if due is None or now < due:
+            return None
+        asked = self.usage.last_proposal(doc.id, "recheck")
+        if asked is not None and asked >= due:
+            return None  # asked since it expired; the person chose to leave it
+        item = self._stage(user_id, doc, "recheck", f"Still true? {doc.title}",
+                           {"expires_at": iso_utc(due), "ttl_days": self.ttl_days},
+                           f"unproven ('new') and past its expiry date {iso_utc(due)}: is it still true? "
+                           "Approve to keep it another period; discard to leave it as it is.")
+        self.usage.record_proposal(doc.id, "recheck", now)
+        return item
+
+    def _stage(self, user_id: str, doc: Document, kind: str, title: str, fields: dict[str, Any],
+               note: str) -> Document:
+        assert doc.path is not None
+        draft = StagedDraft(
+            kind=kind, title=title[:200], text=doc.body, category="Lifecycle",
+            source_turns=list(doc.source_turns), confidence=doc.confidence, batch_id=None,
+            origin="lifecycle", gates=[], provenance={"job": "lifecycle", "target": doc.id},
+            fields={"target_id": doc.id, "target_title": doc.title, "target_scope": doc.scope, **fields},
+            notes=[note],
+        )
+        item = self.staging.stage(user_id, draft)
+        log.info("lifecycle: %s proposed for %s (%s)", kind, doc.id, note)
+        return item

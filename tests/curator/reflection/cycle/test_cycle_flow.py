@@ -1,0 +1,94 @@
+"""A whole cycle with the scripted model: proposal, review, atomic apply, undo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from curator.engine import Engine
+from curator.reflection.cycle.decay import DecayState
+from curator.reflection.cycle.summary import SECTION_TITLES
+from curator.reflection.service import ReflectionService
+
+
+def user_root(engine: Engine) -> Path:
+    return engine.paths.user("default").root
+
+
+def test_cycle_proposes_then_applies_and_undoes(engine: Engine, service: ReflectionService) -> None:
+    outcome = service.run_cycle("default", "manual")
+    assert outcome["status"] == "proposed", outcome
+    root = user_root(engine)
+    pending = (root / "pending-reflection.md").read_text("utf-8")
+    for title in SECTION_TITLES:
+        assert f"## {title}" in pending
+    assert "**Reflection #**: 1" in pending and "**Next scheduled reflection**: " in pending
+    assert not (root / "MEMORY.md").exists()  # nothing applied before the person answers
+
+    review = service.cycle_review()
+    record = review.show("default", outcome["cycle_id"])
+    kinds = [o.operation for o in record.operations]
+    assert kinds == ["EXTRACT", "CONNECT"]
+    assert any("helicopters" in r["content"] and r["gate"] in ("names", "support") for r in record.rejections)
+    # A first cycle has no history: no meta-reflection call, so an EVOLVE has nothing to stand on.
+    assert any(r["operation"] == "EVOLVE" and r["gate"] in ("names", "support") for r in record.rejections)
+    assert record.insights == [] and record.guidance.startswith("First reflection")
+    assert "📌 Maya is allergic to peanuts." in record.new_memory
+    assert "yacht" not in record.new_memory and "Maya owns a yacht in Monaco" in record.unsupported
+
+    before = {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()
+              and "Logs" not in p.parts}
+    answer = review.approve("default", record.cycle_id)
+    assert answer.status == "applied"
+    memory = (root / "MEMORY.md").read_text("utf-8")
+    assert [line for line in memory.splitlines() if line.startswith("## ")] == [
+        "## Identity", "## Active Context", "## Persona", "## Critical Facts"]
+    assert "## Reflection #1" in (root / "memory/meta/evolution.md").read_text("utf-8")
+    assert "[[pixel|Pixel]]" in (root / "memory/graph/entities/maya.md").read_text("utf-8")
+    assert "| [[maya]] | owns | [[pixel]] | #1 |" in (root / "memory/graph/index.md").read_text("utf-8")
+    decay = DecayState.load(root / "memory/meta/decay-scores.json")
+    assert decay.last_reflection == "2026-11-22T03:00:00Z" and decay.reflection_count == 1
+    assert not (root / "pending-reflection.md").exists()
+    log = review.review.undo_log("default")[-1]
+    assert log["actor"] == f"reflection:{record.cycle_id}" and log["action"] == "cycle:approve"
+
+    review.undo("default")
+    after = {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()
+             and "Logs" not in p.parts}
+    assert after == before
+    assert review.show("default", record.cycle_id).status == "pending"
+
+
+def test_a_pending_cycle_blocks_the_next_and_says_why(engine: Engine, service: ReflectionService) -> None:
+    first = service.run_cycle("default")
+    second = service.run_cycle("default")
+    assert second["status"] == "nothing_to_do"
+    assert first["cycle_id"] in second["error"] and "awaits review" in second["error"]
+
+
+def test_rejected_operations_are_not_proposed_again(engine: Engine, service: ReflectionService) -> None:
+    first = service.run_cycle("default")
+    review = service.cycle_review()
+    answer = review.reject("default", first["cycle_id"], "not now")
+    assert answer.status == "rejected" and len(answer.rejected) == 2
+    root = user_root(engine)
+    assert not (root / "MEMORY.md").exists()
+    assert "| rejected |" in (root / "memory/meta/reflection-log.md").read_text("utf-8")
+    # The rejected cycle's turns count as reviewed; show them again to see the gate at work.
+    (root / "memory/meta/decay-scores.json").unlink()
+    second = service.run_cycle("default")
+    record = review.show("default", second["cycle_id"])
+    # Only the EVOLVE is new: the rejected cycle's log entry gave the meta-reflection a history.
+    assert [o.operation for o in record.operations] == ["EVOLVE"]
+    assert sum(1 for r in record.rejections if r["gate"] == "rejected_before") == 2
+
+
+def test_partial_approval_with_changes(engine: Engine, service: ReflectionService) -> None:
+    first = service.run_cycle("default")
+    review = service.cycle_review()
+    answer = review.approve("default", first["cycle_id"], ops=["op-1"], memory=False,
+                            edits={"op-1": "Maya works night shifts as a nurse at St. Clair"})
+    assert answer.status == "partial" and answer.rejected == ["op-2"]
+    root = user_root(engine)
+    assert not (root / "MEMORY.md").exists()
+    assert "St. Clair" in (root / "memory/graph/entities/maya.md").read_text("utf-8")
+    assert "partial" in (root / "memory/meta/reflection-log.md").read_text("utf-8")

@@ -1,0 +1,55 @@
+"""Proposals read as memories; no prompt example text can pass the gates (issue 9 items 2 and 4)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from fakes.reflection import FakeTurns
+
+from curator.reflection.gates.chain import check_item
+from curator.reflection.rephrase import as_memory, is_first_person
+
+PROMPTS = Path(__file__).resolve().parents[3] / "prompts"
+
+
+def test_first_person_sentences_become_memories_about_the_speaker() -> None:
+    assert as_memory("I work night shifts as a nurse, so my sleep suffers.", "Maya") == \
+        "Maya works night shifts as a nurse, so Maya's sleep suffers."
+    assert as_memory("I'm allergic to peanuts and I study Portuguese.", "Maya") == \
+        "Maya is allergic to peanuts and Maya studies Portuguese."
+    assert as_memory("I also want to run again.", "Maya") == "Maya also wants to run again."
+    assert as_memory("I work nights.", "user") == "I work nights."  # no real name: left alone
+    assert not is_first_person(as_memory("My dog Pixel walks with me.", "Maya"))
+
+
+def test_a_rephrased_copy_still_passes_the_gates(turns: FakeTurns) -> None:
+    t = turns.add(3, "I work night shifts as a nurse at St. Clair Hospital, so my sleep is all over the place.")
+    assert check_item(as_memory(t.text, t.speaker), [t]).passed
+
+
+def _example_answers(text: str) -> list[str]:
+    values: list[str] = []
+    for line in text.splitlines():
+        if line.startswith("{") and line.rstrip().endswith("}"):
+            try:
+                data = json.loads(re.sub(r":\s*<[^>]+>", ": 0", line))
+            except ValueError:
+                continue  # a placeholder-only line such as "{existing_knowledge}"
+            for items in data.values():
+                for item in items if isinstance(items, list) else []:
+                    if not isinstance(item, dict):
+                        continue
+                    values += [str(item[k]) for k in ("content", "fact", "title") if item.get(k)]
+    return values
+
+
+def test_no_prompt_example_text_can_pass_the_gates(turns: FakeTurns) -> None:
+    cited = [turns.add(1, "I do something every day. More words about a day."),
+             turns.add(2, "A reply.", role="assistant", speaker="Assistant")]
+    examples = [v for path in sorted(PROMPTS.glob("*.md")) for v in _example_answers(path.read_text("utf-8"))]
+    assert len(examples) >= 3
+    for text in examples:
+        verdict = check_item(text, cited)
+        assert not verdict.passed and verdict.gate == "form", text

@@ -1,0 +1,46 @@
+"""curator.review.evidence: the words of a turn that support an item."""
+
+from __future__ import annotations
+
+from curator.review.evidence import Highlight, highlights, quote_span, support, word_highlights
+
+
+def _words(text: str, spans: list[Highlight]) -> list[str]:
+    return [text[h.start : h.end] for h in spans]
+
+
+def test_word_highlights_match_content_stems() -> None:
+    text = "I finally adopted two cats last spring, and the cats love Berlin."
+    spans = word_highlights("The user adopted a cat in Berlin", text)
+    assert _words(text, spans) == ["adopted", "cats", "cats", "Berlin"]
+    assert all(h.kind == "word" for h in spans)
+
+
+def test_stop_words_and_short_tokens_never_highlight() -> None:
+    text = "it is a I the and of"
+    assert word_highlights("it is a I the and of", text) == []
+    assert word_highlights("", "anything at all") == []
+
+
+def test_quote_span_tolerates_case_spacing_and_punctuation() -> None:
+    text = "Well -- I moved to   Lisbon, last year!"
+    found = quote_span("moved to lisbon last year", text)
+    assert found is not None
+    assert text[found.start : found.end] == "moved to   Lisbon, last year"
+    assert quote_span("moved to Porto", text) is None
+    assert quote_span("", text) is None
+
+
+def test_highlights_sorted_with_quote_first_at_same_start() -> None:
+    text = "I moved to Lisbon."
+    spans = highlights("moved Lisbon", text, quote="moved to Lisbon")
+    assert spans[0] == Highlight(2, 17, "quote")
+    assert [s.kind for s in spans] == ["quote", "word", "word"]
+
+
+def test_support_reports_missing_words() -> None:
+    result = support("User owns a red bicycle", ["I ride my red bicycle", "It is old"])
+    assert set(result.supported) == {"red", "bicycle"}
+    assert set(result.unsupported) == {"user", "owns"}
+    assert result.ratio == 0.5
+    assert support("the and of", ["x"]).ratio == 0.0
