@@ -287,7 +287,7 @@ def fold(word: str) -> str:
     lower = word.lower()
     if lower.isascii():
         return lower
-    out = []
+    out: list[str] = []
     for ch in unicodedata.normalize("NFD", lower):
         if unicodedata.combining(ch) and out and out[-1].isascii():
             continue  # a mark on a Latin base letter
