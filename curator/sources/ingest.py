@@ -407,7 +407,10 @@ class Ingestor:
                 return report
             plan = self._new_plan(source.user_id)
             if result.full:
-                self._reconcile(plan, self.index.file_turns(source.id, rel), result.turns)
+                old = self.index.file_turns(source.id, rel)
+                # A unit never read before has no earlier version of any message to restore.
+                fresh = not old and not self.index.file_known(source.id, rel)
+                self._reconcile(plan, old, result.turns, fresh=fresh)
             else:
                 self._append(plan, result.turns)
             report.units_read += 1
@@ -462,7 +465,7 @@ class Ingestor:
         # The ledger first: if we die between the two writes, the next start replays it.
         self.ledger.append(plan.user_id, plan.records)
         fault_point("ingest.after_ledger")
-        refused = self.index.apply_records(plan.user_id, plan.records, read_states)
+        refused = self.index.apply_records(plan.user_id, plan.records, read_states, checked=True)
         if refused:
             aside = self.ledger.set_aside(plan.user_id, refused)
             log.warning("%d records the index refused were set aside in %s", len(refused), aside)
@@ -522,7 +525,10 @@ class Ingestor:
 
     # ---- Deciding what changed
 
-    def _restore_or_add(self, plan: _Plan, turn: Turn, supersedes: int | None = None) -> None:
+    def _restore_or_add(self, plan: _Plan, turn: Turn, supersedes: int | None = None, *, fresh: bool = False) -> None:
+        if fresh:
+            plan.add(turn, supersedes)
+            return
         previous = self.index.find_identity(turn.source_id, turn.file, turn.conversation, turn.key, turn.sha256)
         if previous is not None and previous.status != "active":
             plan.status(previous.number, "active", "the same message is back in the source")
@@ -554,8 +560,8 @@ class Ingestor:
             if plan.next_number > before:
                 current[slot] = (before, turn.sha256)
 
-    def _reconcile(self, plan: _Plan, old: list[IndexedTurn], new: list[Turn]) -> None:
-        # Compare a whole unit with what the index holds for it.
+    def _reconcile(self, plan: _Plan, old: list[IndexedTurn], new: list[Turn], *, fresh: bool = False) -> None:
+        # Compare a whole unit with what the index holds for it (``fresh``: nothing, ever).
         last_by_key: dict[tuple[str, str], Turn] = {}
         for turn in new:
             if not turn.key.startswith("pos:"):
@@ -564,7 +570,7 @@ class Ingestor:
         for slot, turn in last_by_key.items():
             before = old_keyed.get(slot)
             if before is None:
-                self._restore_or_add(plan, turn)
+                self._restore_or_add(plan, turn, fresh=fresh)
             elif before.sha256 == turn.sha256:
                 if before.position != turn.position:
                     plan.move(before.number, turn.key, turn.position)
@@ -596,7 +602,7 @@ class Ingestor:
             for before in olds[paired:]:
                 plan.status(before.number, "removed", "the message is no longer in the source")
             for turn in news[paired:]:
-                self._restore_or_add(plan, turn)
+                self._restore_or_add(plan, turn, fresh=fresh)
 
     # ---- One-shot
 
