@@ -40,6 +40,9 @@ from curator.vault.settings import SourceConfig
 log = logging.getLogger(__name__)
 
 OnTurns = Callable[[str, list[IndexedTurn]], None]
+# Inside a batch, units are written together once this many wait (or this many records).
+FLUSH_UNITS = 500
+FLUSH_RECORDS = 20_000
 
 
 @dataclass
@@ -188,6 +191,10 @@ class Ingestor:
         # another is read, a link to anywhere else is not.
         self.source_roots: Callable[[], list[Path]] = list
         self._batched: dict[str, list[IndexedTurn]] = {}
+        # Inside a batch, units' records wait here and go to the ledger (one fsync) and the
+        # index (one transaction) together; ``_next`` numbers the units planned meanwhile.
+        self._pending: list[tuple[SourceConfig, _Plan, list[tuple[str, str, ReadState | None, str]]]] = []
+        self._next: dict[str, tuple[int, int]] = {}
 
     # ---- Recovery
 
@@ -269,8 +276,31 @@ class Ingestor:
     def list_units(self, source: SourceConfig) -> list[Path]:
         """The source's units now, without any inside the vault or reached through a link out of it."""
         adapter = get_adapter(source.adapter)
-        return [u for u in adapter.list_units(source_root(source))
-                if not self.is_excluded(u) and self.within_sources(source, u)]
+        roots = self._resolved_roots(source)
+        out = []
+        for unit in adapter.list_units(source_root(source)):
+            # One resolve per unit (links followed) for both checks: a folder of 20,000
+            # files was resolving each of them six times.
+            try:
+                real = Path(unit).resolve()
+            except OSError:
+                continue
+            if any(real == ex or real.is_relative_to(ex) for ex in self.exclude):
+                continue
+            if any(real == base or real.is_relative_to(base) for base in roots):
+                out.append(unit)
+            else:
+                log.info("source %s: %s leads outside the source (to %s); not read", source.id, unit, real)
+        return out
+
+    def _resolved_roots(self, source: SourceConfig) -> list[Path]:
+        roots = []
+        for root in [source_root(source), *self.source_roots()]:
+            try:
+                roots.append(root.resolve())
+            except OSError:
+                continue
+        return roots
 
     def within_sources(self, source: SourceConfig, unit: Path) -> bool:
         """Whether ``unit`` (links resolved) lies in its source, or in another configured source.
@@ -370,6 +400,8 @@ class Ingestor:
         with self._lock:
             if not unit.exists():
                 return report  # a deletion is confirmed by the next scan, never by an event
+            if any(s[0] == source.id and s[1] == rel for _, _, states in self._pending for s in states):
+                self._flush()  # read it against what was already read of it, not the index of before
             state = self.index.read_state(source.id, rel)
             fingerprint = adapter.fingerprint(unit)
             if not force and state is not None and state.fingerprint == fingerprint:
@@ -443,12 +475,11 @@ class Ingestor:
         return turns, problems
 
     def _new_plan(self, user_id: str) -> _Plan:
-        return _Plan(
-            user_id,
-            next_number=self.index.max_number(user_id) + 1,
-            next_seq=self.index.ledger_seq(user_id) + 1,
-            now=self.clock.now(),
-        )
+        if user_id in self._next:
+            number, seq = self._next[user_id]
+        else:
+            number, seq = self.index.max_number(user_id) + 1, self.index.ledger_seq(user_id) + 1
+        return _Plan(user_id, next_number=number, next_seq=seq, now=self.clock.now())
 
     def _commit(
         self,
@@ -462,16 +493,39 @@ class Ingestor:
             # Turns were checked before planning; a record failing here is a bug, and it must
             # not reach the append-only ledger, where it would be replayed at every start.
             raise ValueError(f"refusing to record an invalid ledger record ({bad[0][1]})")
-        # The ledger first: if we die between the two writes, the next start replays it.
-        self.ledger.append(plan.user_id, plan.records)
-        fault_point("ingest.after_ledger")
-        refused = self.index.apply_records(plan.user_id, plan.records, read_states, checked=True)
-        if refused:
-            aside = self.ledger.set_aside(plan.user_id, refused)
-            log.warning("%d records the index refused were set aside in %s", len(refused), aside)
         report = IngestReport(
             added=list(plan.added), edited=list(plan.edited), removed=list(plan.removed), restored=list(plan.restored)
         )
+        self._pending.append((source, plan, read_states))
+        self._next[plan.user_id] = (plan.next_number, plan.next_seq)
+        if not self._batch_depth or len(self._pending) >= FLUSH_UNITS \
+                or sum(len(p.records) for _, p, _ in self._pending) >= FLUSH_RECORDS:
+            self._flush()
+        return report
+
+    def _flush(self) -> None:
+        """Write the waiting units: the ledger first (one fsync per user), then the index
+        in one transaction per user; a crash between the two is repaired by the replay."""
+        with self._lock:
+            pending, self._pending = self._pending, []
+            self._next = {}
+            users: dict[str, list[tuple[SourceConfig, _Plan, list[tuple[str, str, ReadState | None, str]]]]] = {}
+            for entry in pending:
+                users.setdefault(entry[1].user_id, []).append(entry)
+            for user_id, entries in users.items():
+                records = [r for _, plan, _ in entries for r in plan.records]
+                self.ledger.append(user_id, records)
+                fault_point("ingest.after_ledger")
+                states = [s for _, _, unit_states in entries for s in unit_states]
+                refused = self.index.apply_records(user_id, records, states, checked=True)
+                if refused:
+                    aside = self.ledger.set_aside(user_id, refused)
+                    log.warning("%d records the index refused were set aside in %s", len(refused), aside)
+                for source, plan, _ in entries:
+                    self._announce(source, plan)
+
+    def _announce(self, source: SourceConfig, plan: _Plan) -> None:
+        """Events and the ``on_turns`` hook for one unit's committed changes."""
         if plan.added:
             log.info(
                 "source %s: %d new turns (%d..%d)",
@@ -493,7 +547,6 @@ class Ingestor:
                 self._batched.setdefault(plan.user_id, []).extend(plan.added)
             else:
                 self._call_on_turns(plan.user_id, list(plan.added))
-        return report
 
     def _call_on_turns(self, user_id: str, turns: list[IndexedTurn]) -> None:
         if self.on_turns is None:
@@ -516,6 +569,8 @@ class Ingestor:
             yield
         finally:
             with self._lock:
+                if self._batch_depth == 1:
+                    self._flush()
                 self._batch_depth -= 1
                 pending = self._batched if self._batch_depth == 0 else {}
                 if self._batch_depth == 0:

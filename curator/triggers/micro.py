@@ -92,7 +92,7 @@ class MicroTrigger:
 
     def fire(self, user: TriggerUser, name: str, conv: ConversationState, now: float,
              code: str, why: str) -> TriggerDecision:
-        pending = self.ctx.queue.pending(kind="micro", user_id=user.id, conversation=name)
+        pending = self.ctx.pending("micro", user.id, name, True)
         if pending:
             return self.ctx.record(user, "micro", name, False, "pending",
                                    f"{why}, but {pending[0].id} is still {pending[0].status}",
