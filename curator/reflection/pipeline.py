@@ -133,7 +133,11 @@ def stage_all(staging: StagingArea, user_id: str, drafts: list[StagedDraft], bat
     outcome = StageOutcome()
     existing, _problems = staging.scan(user_id)
     for draft in drafts:
-        match = staging.find_recurring(existing, draft.kind, draft.text, batch_id) if batch_id is not None else None
+        match = staging.find_recurring(existing, draft.kind, draft.text, batch_id)
+        if match is not None and batch_id is None:
+            # A micro-reflection repeating a staged item: the person has it already once.
+            outcome.recurring.append(match[0])
+            continue
         if match is not None:
             doc, _score = match
             if draft.flags:  # a flagged re-proposal quarantines the item it repeats
