@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from curator.clock import Clock, SystemClock
@@ -42,6 +42,7 @@ from curator.reflection.gates.quality import (
     keyword_support,
 )
 from curator.reflection.gates.similarity import similarity
+from curator.reflection.knowledge import knowledge_doc
 from curator.reflection.narrowing import (
     NARROWING_KEY,
     ChoiceNarrowing,
@@ -260,7 +261,12 @@ class MicroReflector:
                 [q for e in excerpt.entries if not e.is_bot for q in quote_options(e.content)],
                 authors, [" ".join(d.text.split())[:300] for d in existing]),
         }
-        asked = self._choose(excerpt, max_facts, existing) if self.writer == "choose" else self._ask(variables)
+        if self.writer == "choose":
+            # Facts staged from earlier in the chat can be corrected before anyone reviewed them.
+            existing += self._staged_facts(user_id)
+            asked = self._choose(excerpt, max_facts, existing)
+        else:
+            asked = self._ask(variables)
         if isinstance(asked, MicroResult):
             return asked
         reply, output = asked
@@ -351,10 +357,17 @@ class MicroReflector:
                 target = self._superseded(fact.supersedes, self.knowledge.search(user_id, fact.supersedes, limit=5))
             if target is not None:
                 item.kind, item.section, item.category = "correction", "facts", "Corrections"
-                item.title = f"Correction: {short(fact.fact, 60)}"
+                item.title = f"Correction: {short(target.title, 60)}"
+                new_text = fact.fact
+                if self.writer == "choose":
+                    # Code cannot merge two sentences: the old text stays, the correction follows.
+                    cited = ", ".join(map(str, item.source_turns))
+                    new_text = f"{target.text.rstrip()}\n\nCorrection (turn {cited}): {fact.fact}"
+                    item.text = new_text
                 item.fields.update({"target_id": target.doc_id, "target_title": target.title, "old_text": target.text,
-                                    "new_text": fact.fact, "target_hash": target.content_hash,
-                                    "target_confidence": target.confidence, "supersedes": fact.supersedes})
+                                    "new_text": new_text, "target_hash": target.content_hash,
+                                    "target_confidence": target.confidence, "supersedes": fact.supersedes,
+                                    "target_staged": target.kind == "staged-fact"})
             elif not route_contradiction(item, user_id, self.knowledge, self.detector):
                 if fact.supersedes:
                     item.notes.append("supersedes did not match any existing fact")
@@ -386,6 +399,11 @@ class MicroReflector:
                                            bool(doc.get("quarantine"))))
         return result
 
+    def _staged_facts(self, user_id: str) -> list[KnowledgeDoc]:
+        """Facts waiting for review, as correction targets (kind ``staged-fact``)."""
+        docs, _problems = self.staging.scan(user_id)
+        return [replace(knowledge_doc(d), kind="staged-fact") for d in docs if d.kind == "fact" and not d.deleted]
+
     def _ask(self, variables: dict[str, Any]) -> tuple[ModelReply, MicroOutput] | MicroResult:
         """The model writes the facts; its reply parsed, or the aborted result."""
         try:
@@ -408,10 +426,15 @@ class MicroReflector:
         in_excerpt = normalise_quote(excerpt.text)
         turns = [e.turn for e in excerpt.entries if e.turn is not None and not e.is_bot]
         found = [s for s in statements(turns) if normalise_quote(s.quote) in in_excerpt]
-        offered = [s for s in found if not s.instruction][:CHOICES_PER_FACT * max_facts]
         planted = [s for s in found if s.instruction][:max_facts]
-        room = max_facts - len(planted)
-        picked: list[tuple[Statement, str]] = [(s, "instruction") for s in planted]
+        # A correction of something known or waiting for review is always shown: a stale
+        # memory left standing is worse than one more item to read.
+        corrections = [s for s in found if not s.instruction and _corrected(s, existing)]
+        corrections = corrections[:max(0, max_facts - len(planted))]
+        offered = [s for s in found if not s.instruction and s not in corrections][:CHOICES_PER_FACT * max_facts]
+        room = max_facts - len(planted) - len(corrections)
+        picked: list[tuple[Statement, str]] = [(s, "an instruction-like statement, flagged") for s in planted]
+        picked += [(s, "a correction found by code") for s in corrections]
         reply = ModelReply("", model=self.model.model_name)
         if offered and room > 0:
             variables = {
@@ -431,9 +454,9 @@ class MicroReflector:
             except SchemaError as exc:
                 return MicroResult("aborted", error=f"unparsable model output: {exc}",
                                    raw_response=str(reply.text)[:100_000])
-            picked += [(offered[n - 1], "chosen") for n, _category in chosen]
+            picked += [(offered[n - 1], "chosen by the model") for n, _category in chosen]
         facts = [MicroFact("author", s.turn.speaker, s.memory, "other", 0.75, s.quote, _corrected(s, existing),
-                           [f"{how} among the person's statements; worded by code"]) for s, how in picked]
+                           [f"{how}; worded by code"]) for s, how in picked]
         return reply, MicroOutput(facts=facts)
 
     @staticmethod

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from fakes.reflection import USER, FakeTurns, ScriptedModel, add_knowledge
 
 from curator.clock import ManualClock
+from curator.engine import Engine
 from curator.reflection.batch import BatchReflector, choices
 from curator.reflection.knowledge import VaultKnowledgeIndex
 from curator.reflection.micro import MicroReflector, entries_from_turns
@@ -108,3 +111,39 @@ def test_micro_with_a_choosing_model_turns_a_correction_into_one(
     correction = next(s for s in result.staged if s.kind == "correction")
     doc = Document.load(vault.user(USER).root / correction.path)
     assert doc.get("target_id") == "trip00lisbon"
+
+
+def test_a_correction_of_a_fact_still_waiting_is_approved_as_one_memory(tmp_path: Path) -> None:
+    """Both came from one chat before anyone reviewed: approving the correction keeps one memory."""
+    engine = Engine(tmp_path / "vault", clock=ManualClock(), triggers=False)
+    try:
+        turns = FakeTurns()
+        turns.add(1, "My sister Ana and I are going to Lisbon in October, our first trip together in years.")
+        turns.add(2, "Lisbon in October is lovely, and the weather is still mild.", role="assistant",
+                  speaker="Assistant")
+        turns.add(3, "Quick correction: actually the Lisbon trip is in September, not October.")
+        knowledge = VaultKnowledgeIndex(engine.store)
+        first = MicroReflector(engine.paths, engine.store, knowledge, ScriptedModel([{"keep": [
+            {"number": 1, "category": "Facts"}]}]), Settings(), clock=engine.clock, writer="choose")
+        assert first.run(USER, entries_from_turns([turns.turns[1], turns.turns[2]])).status == "completed"
+        # The model is offered the first statement again; it is the same as the staged one.
+        second = MicroReflector(engine.paths, engine.store, knowledge, ScriptedModel([{"keep": [
+            {"number": 1, "category": "Facts"}]}]), Settings(),
+                                clock=engine.clock, writer="choose")
+        result = second.run(USER, entries_from_turns(list(turns.turns.values())))
+        assert [s.kind for s in result.staged] == ["correction"], (result, [(s.kind, s.title) for s in result.staged])
+        review = engine.review
+        correction = review.show(USER, result.staged[0].doc_id)
+        assert "Lisbon in October" in correction.item.text and "September, not October" in correction.item.text
+        review.approve(USER, result.staged[0].doc_id, correction.item.content_hash)
+        listing = review.list_items(USER)
+        assert listing.items == []  # the fact and its correction are one memory now
+        approved = list(engine.store.iter_paths(USER, "knowledge"))
+        assert len(approved) == 1
+        body = Document.load(approved[0]).body
+        assert "October" in body and "Correction (turn 3)" in body and "September" in body
+        review.undo(USER)
+        assert sorted(i.kind for i in review.list_items(USER).items) == ["correction", "fact"]
+        assert list(engine.store.iter_paths(USER, "knowledge")) == []
+    finally:
+        engine.close()
