@@ -252,6 +252,16 @@ OPTIONS: tuple[Option, ...] = (
         group="triggers",
     ),
     _opt(
+        "reflection.writer",
+        str,
+        "auto",
+        "Who words proposed memories: the model, or code (the model only chooses among the "
+        "person's own statements). auto: code for models under about a billion parameters, "
+        "whose own wording is too often made up.",
+        choices=("auto", "model", "choose"),
+        group="reflection",
+    ),
+    _opt(
         "micro.max_facts",
         int,
         8,

@@ -285,8 +285,12 @@ class StatusPane(QWidget):
         raw.ensureCursorVisible()
 
     def show_work(self, now: str, fraction: tuple[int, int] | None) -> None:
-        """What runs now (from the window's work tracker), with a bar when it can be measured."""
-        if now:
+        """What runs now (from the window's work tracker), with a bar when it can be measured.
+
+        Only while this pane follows a running job: the queue's own events trail the model's
+        ``job.finished``, and must not write over the outcome the label shows by then.
+        """
+        if now and self._job_id:
             self.job_label.setText(now)
         if fraction is not None:
             self.job_progress.setRange(0, max(fraction[1], 1))
