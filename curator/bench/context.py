@@ -18,6 +18,7 @@ class Sizes:
 
     ingest_corpus: int  # turns of the generated corpus imported by the ingest suite
     ingest_files: int
+    one_message_files: int  # files of one message each imported by the ingest suite
     search_sizes: tuple[int, ...]
     search_queries: int  # queries timed per size with the curator
     baseline_queries: dict[int, int]  # queries timed with rank-bm25, per size (it is slow)
@@ -37,14 +38,15 @@ class Sizes:
 
 
 QUICK = Sizes(
-    ingest_corpus=10_000, ingest_files=4, search_sizes=(1_000, 10_000), search_queries=100,
+    ingest_corpus=10_000, ingest_files=4, one_message_files=2_000, search_sizes=(1_000, 10_000), search_queries=100,
     baseline_queries={1_000: 60, 10_000: 25}, freshness_alone=10, freshness_bursts=1,
     burst_lines=1_000, burst_probes=10, locomo_repeats=2, reflection_repeats=1,
     quality_conversations=None, quality_batches=1, quality_reflect_conversations=1, stall_seconds=0.0,
     reflect_max_tokens=640, rq_conversations=1, rq_sessions=2,
 )
 FULL = Sizes(
-    ingest_corpus=100_000, ingest_files=20, search_sizes=(1_000, 10_000, 100_000), search_queries=400,
+    ingest_corpus=100_000, ingest_files=20, one_message_files=20_000, search_sizes=(1_000, 10_000, 100_000),
+    search_queries=400,
     baseline_queries={1_000: 200, 10_000: 80, 100_000: 25}, freshness_alone=30, freshness_bursts=2,
     burst_lines=1_000, burst_probes=20, locomo_repeats=3, reflection_repeats=2,
     quality_conversations=None, quality_batches=None, quality_reflect_conversations=None, stall_seconds=0.0,

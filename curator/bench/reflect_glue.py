@@ -75,7 +75,7 @@ def batch_reflector(service: Any, upper: int) -> Any:
     parts = service.parts
     return BatchReflector(parts.paths, parts.store, UpToTurnSource(service.turns, upper), service.knowledge,
                           service.model, parts.settings, clock=parts.clock, sleep=lambda _s: None,
-                          events=parts.bus, rejected=service.rejected)
+                          events=parts.bus, rejected=service.rejected, writer=service.writer())
 
 
 def run_batch(service: Any, user_id: str, after: int, upper: int) -> Any:

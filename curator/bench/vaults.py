@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
 from pathlib import Path
@@ -13,7 +14,7 @@ from curator.engine import Engine
 
 
 def import_files(vault: Path, files: list[Path], *, triggers: bool = True) -> list[tuple[int, float]]:
-    """Import each file into ``vault`` one after the other; (turns added, seconds) per file."""
+    """Import each file (or folder) into ``vault`` one after the other; (turns added, seconds) each."""
     timings: list[tuple[int, float]] = []
     with Engine(vault, triggers=triggers) as engine:
         for path in files:
@@ -35,7 +36,8 @@ def scale_vault(ctx: BenchContext, turns: int) -> tuple[ScaleVault, list[tuple[i
     paths = sorted(folder.glob("*.jsonl"))
     vault = ctx.workdir / f"vault-{turns}"
     ctx.log(f"importing {turns:,} generated turns into a vault ({len(paths)} files)")
-    timings = import_files(vault, paths)
+    # A first import: the whole history folder in one go, triggers on, as a new user's is.
+    timings = import_files(vault, [folder])
     built = ScaleVault(vault, sum(n for n, _ in timings), corpus_texts(paths))
     ctx.scale_vaults[turns] = built
     return built, timings
@@ -67,3 +69,18 @@ def bare_fts_insert(texts: list[str], path: Path) -> float:
     finally:
         conn.close()
     return time.perf_counter() - start
+
+
+def one_message_files(folder: Path, count: int, conversations: int = 300) -> int:
+    """Write ``count`` JSONL files of one message each (a client that writes a file per
+    message), spread over ``conversations``; returns how many messages were written."""
+    if folder.is_dir() and sum(1 for _ in folder.iterdir()) == count:
+        return count
+    folder.mkdir(parents=True, exist_ok=True)
+    for i in range(count):
+        line = json.dumps({"id": f"m{i}", "conversation": f"c{i % conversations}",
+                           "role": "user" if i % 2 == 0 else "assistant",
+                           "content": f"message {i}: a note about the kettle and the teapot",
+                           "timestamp": 1_790_000_000 + i})
+        (folder / f"msg-{i:06d}.jsonl").write_text(line + "\n", encoding="utf-8")
+    return count

@@ -485,6 +485,13 @@ class Index:
         ).fetchone()
         return int(row["n"] or 0)
 
+    def file_known(self, source_id: str, file: str) -> bool:
+        """Whether any turn (of any status) was ever read from this unit."""
+        row = self.reader().execute(
+            "SELECT 1 FROM turns WHERE source_id = ? AND file = ? LIMIT 1", (source_id, file)
+        ).fetchone()
+        return row is not None
+
     def source_files(self, source_id: str) -> list[str]:
         """Units of a source that have active turns."""
         rows = self.reader().execute(
@@ -515,6 +522,8 @@ class Index:
         user_id: str,
         records: list[dict[str, Any]],
         read_states: Iterable[tuple[str, str, ReadState | None, str]] = (),
+        *,
+        checked: bool = False,
     ) -> list[tuple[dict[str, Any], str]]:
         """Apply turn-ledger records (and read-state updates) in one transaction.
 
@@ -523,6 +532,10 @@ class Index:
         replay after a crash is idempotent. A record that fails its checks or that SQLite
         refuses is left out (its ``seq`` still counts as seen) and returned with the reason,
         so one bad record never blocks the ones after it.
+
+        Args:
+            checked: the records already passed ``record_problem`` (the ingestor checks
+                them before the ledger); a replay of the ledger leaves it False.
         """
         refused: list[tuple[dict[str, Any], str]] = []
         with self.write() as conn:
@@ -536,23 +549,24 @@ class Index:
             )
             touched: list[int] = []
             last = done
+            adds: list[dict[str, Any]] = []  # consecutive adds, applied together
             for record in records:
                 seq = _record_seq(record)
                 if seq <= done:
                     continue
-                problem = record_problem(record)
+                last = max(last, seq)
+                problem = None if checked else record_problem(record)
+                if problem is None and record.get("op") == "add":
+                    adds.append(record)
+                    continue
+                self._apply_adds(conn, user_id, adds, touched, refused)
+                adds = []
                 if problem is None:
-                    conn.execute("SAVEPOINT one_record")
-                    try:
-                        touched.append(self._apply_one(conn, user_id, record))
-                    except (sqlite3.Error, ValueError, TypeError, KeyError, OverflowError) as exc:
-                        conn.execute("ROLLBACK TO one_record")
-                        problem = f"refused by the index ({type(exc).__name__}: {exc})"
-                    conn.execute("RELEASE one_record")
+                    problem = self._apply_guarded(conn, user_id, record, touched)
                 if problem is not None:
                     log.warning("ledger record %s of %s set aside: %s", seq, user_id, problem)
                     refused.append((record, problem))
-                last = max(last, seq)
+            self._apply_adds(conn, user_id, adds, touched, refused)
             if last != done:
                 conn.execute(
                     "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (f"ledger_seq:{user_id}", str(last))
@@ -567,6 +581,119 @@ class Index:
                         (source_id, unit, json.dumps(state.to_dict()), problem),
                     )
         return refused
+
+    def _apply_guarded(self, conn: sqlite3.Connection, user_id: str, record: dict[str, Any],
+                       touched: list[int]) -> str | None:
+        """Apply one record inside its own savepoint; the reason when the index refuses it."""
+        conn.execute("SAVEPOINT one_record")
+        problem = None
+        try:
+            touched.append(self._apply_one(conn, user_id, record))
+        except (sqlite3.Error, ValueError, TypeError, KeyError, OverflowError) as exc:
+            conn.execute("ROLLBACK TO one_record")
+            problem = f"refused by the index ({type(exc).__name__}: {exc})"
+        conn.execute("RELEASE one_record")
+        return problem
+
+    def _apply_adds(self, conn: sqlite3.Connection, user_id: str, adds: list[dict[str, Any]],
+                    touched: list[int], refused: list[tuple[dict[str, Any], str]]) -> None:
+        """Apply a run of new turns: in three ``executemany`` when they only extend their
+        conversations, else one by one.
+
+        Row ids are given in record order, exactly as one-by-one inserts would get them, so
+        a live import and a rebuild from the ledger pair every turn with the same one.
+        """
+        if not adds:
+            return
+        if len(adds) > 1 and self._bulk_adds(conn, user_id, adds):
+            return
+        for record in adds:
+            problem = self._apply_guarded(conn, user_id, record, touched)
+            if problem is not None:
+                log.warning("ledger record %s of %s set aside: %s", record.get("seq"), user_id, problem)
+                refused.append((record, problem))
+
+    def _bulk_adds(self, conn: sqlite3.Connection, user_id: str, adds: list[dict[str, Any]]) -> bool:
+        """The fast path of ``_apply_adds``; False (nothing written) when it does not apply.
+
+        It applies when no active turn already sits at or after the first new position of
+        each conversation: then each new turn's predecessor is the one before it among the
+        new turns (or, for the first, the last one already indexed), and no indexed turn
+        needs a new predecessor. That is every first import and every append at the end.
+        """
+        groups: dict[tuple[str, str], list[int]] = {}
+        for i, record in enumerate(adds):
+            t = record["turn"]
+            groups.setdefault((t["source_id"], t["conversation"]), []).append(i)
+        for (source_id, conversation), members in groups.items():
+            first = min(int(adds[i]["turn"]["position"]) for i in members)
+            later = conn.execute(
+                "SELECT 1 FROM turns WHERE source_id = ? AND conversation = ? AND position >= ? "
+                "AND status = 'active' LIMIT 1",
+                (source_id, conversation, first),
+            ).fetchone()
+            if later is not None:
+                return False
+        turn_id = int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM turns").fetchone()[0]) + 1
+        item_id = int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM items").fetchone()[0]) + 1
+        ids = [(turn_id + i, item_id + i) for i in range(len(adds))]
+        prev: list[str] = [""] * len(adds)
+        for (source_id, conversation), members in groups.items():
+            members.sort(key=lambda i: (int(adds[i]["turn"]["position"]), ids[i][0]))
+            head = members[0]
+            before = _prev_text(conn, source_id, conversation, int(adds[head]["turn"]["position"]), ids[head][0])
+            for i in members:
+                prev[i] = before
+                t = adds[i]["turn"]
+                if t.get("status", "active") == "active":
+                    before = t["text"]
+        turn_rows = []
+        item_rows = []
+        fts_rows = []
+        for i, record in enumerate(adds):
+            t = record["turn"]
+            extra = t.get("extra") or {}
+            number = int(t["number"])
+            status = t.get("status", "active")
+            timestamp = float(t["timestamp"])
+            quality = extra.get("quality")
+            turn_rows.append((
+                ids[i][0], user_id, number, t["source_id"], t["file"], t["conversation"], t["key"],
+                int(t["position"]), t["role"], t["speaker"], t["text"], timestamp, t["sha256"], status, "",
+                record.get("supersedes"), t.get("context", ""), json.dumps(extra, sort_keys=True),
+                float(record.get("at", 0.0)), ids[i][1],
+            ))
+            item_rows.append((
+                ids[i][1], f"t:{user_id}:{number}", user_id, _pack_types(["context", t["role"]]),
+                str(extra.get("topic") or "").lower(),
+                float(quality) if isinstance(quality, (int, float)) else None,
+                timestamp, 1 if status == "active" else 0,
+            ))
+            fts_rows.append((ids[i][1], t["text"], prev[i], t.get("context", "")))
+        conn.execute("SAVEPOINT bulk_adds")
+        try:
+            conn.executemany(
+                "INSERT INTO turns(id, user_id, number, source_id, file, conversation, key, position, role, "
+                "speaker, text, timestamp, sha256, status, status_reason, supersedes, context, extra, "
+                "ingested_at, item_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                turn_rows,
+            )
+            conn.executemany(
+                "INSERT INTO items(id, item_type, ref, user_id, kind, content_types, topic, scope, quality, ts, "
+                "searchable) VALUES (?, 'turn', ?, ?, 'turn', ?, ?, NULL, ?, ?, ?)",
+                item_rows,
+            )
+            conn.executemany(
+                "INSERT INTO items_fts(rowid, title, body, prev, context) VALUES (?, '', ?, ?, ?)", fts_rows
+            )
+        except sqlite3.Error as exc:
+            # One refused row (a number used twice, say): redo them one by one, so only it is refused.
+            conn.execute("ROLLBACK TO bulk_adds")
+            conn.execute("RELEASE bulk_adds")
+            log.info("bulk insert of %d turns refused (%s); applying them one by one", len(adds), exc)
+            return False
+        conn.execute("RELEASE bulk_adds")
+        return True
 
     def _apply_one(self, conn: sqlite3.Connection, user_id: str, record: dict[str, Any]) -> int:
         op = record.get("op")

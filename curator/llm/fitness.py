@@ -202,3 +202,14 @@ def best_fit(ranked: Sequence[Fitness]) -> Fitness | None:
         if fitness.fits and fitness.instruct and not getattr(fitness.model, "error", ""):
             return fitness
     return None
+
+
+SMALL_MODEL_BYTES = 600 * 1024 * 1024  # ~1B parameters at 4 bits; the bundled 135M is ~100 MB
+
+
+def model_is_small(path: Path | None) -> bool:
+    """Whether the GGUF at ``path`` is too small to word grounded memories by itself."""
+    try:
+        return path is not None and path.stat().st_size < SMALL_MODEL_BYTES
+    except OSError:
+        return False

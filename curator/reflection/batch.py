@@ -40,7 +40,12 @@ from curator.reflection.gates.quality import (
     proposals_from_batch,
 )
 from curator.reflection.gates.similarity import similarity
-from curator.reflection.narrowing import NARROWING_KEY, batch_narrowing, restore_quote
+from curator.reflection.narrowing import (
+    NARROWING_KEY,
+    ChoiceNarrowing,
+    batch_narrowing,
+    restore_quote,
+)
 from curator.reflection.pipeline import draft_for, flag, provenance, route_contradiction, stage_all
 from curator.reflection.ports import (
     GenerationDefaults,
@@ -52,7 +57,15 @@ from curator.reflection.ports import (
     TurnSource,
 )
 from curator.reflection.rephrase import as_memory, is_first_person
-from curator.reflection.schemas import BATCH_SCHEMA, BatchOutput, SchemaError, parse_batch_output
+from curator.reflection.schemas import (
+    BATCH_SCHEMA,
+    BatchOutput,
+    NewFact,
+    SchemaError,
+    load_json_object,
+    parse_batch_output,
+)
+from curator.reflection.statements import Statement, statements
 from curator.review.staging import RECURRENCE_SIMILARITY, StagingArea
 from curator.sources.turns import IndexedTurn
 from curator.vault.atomic import write_json_state
@@ -64,6 +77,10 @@ log = logging.getLogger(__name__)
 
 PROMPT_NAME = "batch_reflector"
 DEFAULTS = GenerationDefaults(temperature=0.6, max_tokens=1500)
+CHOOSER_PROMPT = "batch_chooser"
+CHOOSER_DEFAULTS = GenerationDefaults(temperature=0.2, max_tokens=320)
+CHOICES = 5  # statements offered to a choosing model, best ranked first
+WRITERS = ("model", "choose")
 TOP_KEYWORDS = 8
 KNOWLEDGE_LIMIT = 8
 RAW_LOG_LIMIT = 100_000
@@ -162,6 +179,31 @@ def _with_evidence(item: Proposal) -> Rejection | None:
     return None
 
 
+def choices(raw: str, count: int, most: int) -> list[tuple[int, str]]:
+    """(number, category) pairs of a chooser reply: listed numbers only, each once, at most ``most``."""
+    data = load_json_object(raw)
+    keep = data.get("keep")
+    if not isinstance(keep, list):
+        raise SchemaError("reply has no list 'keep'")
+    out: list[tuple[int, str]] = []
+    for entry in keep:
+        if not isinstance(entry, dict):
+            continue
+        number, category = entry.get("number"), entry.get("category")
+        if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= count:
+            continue
+        if number in {n for n, _c in out}:
+            continue
+        out.append((number, category if category in ("Facts", "Patterns", "Concepts") else "Facts"))
+    return out[:most]
+
+
+def _fact(statement: Statement, category: str, note: str) -> NewFact:
+    turn = statement.turn.number
+    return NewFact(title=statement.title, content=statement.memory, source_turns=[turn], related_existing=[],
+                   category=category, notes=[note], evidence=[(turn, statement.quote)])
+
+
 def _content_problem(error: str) -> bool:
     """An error the turns' text can cause (grammar construction, parsing), not a model outage."""
     return "grammar" in error.lower() or "unparsable" in error.lower()
@@ -221,7 +263,13 @@ class BatchReflector:
         events: EventBus | None = None,
         rejected: RejectedMemory | None = None,
         confirm_contradictions: bool = False,
+        writer: str = "model",
     ) -> None:
+        """``writer``: "model" (the model writes each item) or "choose" (it chooses among the
+        person's own statements, worded by code: for models too small to write grounded text)."""
+        if writer not in WRITERS:
+            raise ValueError(f"writer must be one of {WRITERS}, not {writer!r}")
+        self.writer = writer
         self.paths = paths
         self.store = store
         self.turns = turns
@@ -277,7 +325,11 @@ class BatchReflector:
 
         knowledge = self.knowledge.search(user_id, " ".join(top_keywords(batch.turns)), limit=KNOWLEDGE_LIMIT)
         part = list(zip(batch.turns, batch.blocks, strict=True))
-        output = self._reflect(part, knowledge, record, result)
+        record["writer"] = self.writer
+        if self.writer == "choose":
+            output = self._choose(batch.turns, record, result)
+        else:
+            output = self._reflect(part, knowledge, record, result)
         if output is None:
             if _content_problem(result.error) and len(part) == 1:
                 # One turn the model cannot be asked about or answer for: logged and passed over.
@@ -375,6 +427,48 @@ class BatchReflector:
             if len(part) == 1 or record.get("split"):
                 return None
             return self._halves(part, knowledge, record, result)
+
+    def _choose(self, turns: Sequence[IndexedTurn], record: dict[str, Any],
+                result: BatchResult) -> BatchOutput | None:
+        """The model chooses among the person's statements; code words the memories.
+
+        Instruction-like statements are never offered as a choice: each is staged on its own,
+        flagged by the untrusted-output checks, so the person sees it and decides.
+        """
+        found = statements(turns)
+        offered = [s for s in found if not s.instruction][:CHOICES]
+        out = BatchOutput()
+        # A planted instruction takes one of the batch's two places (seed 000's cap holds).
+        for planted in [s for s in found if s.instruction][:2]:
+            out.new_facts.append(_fact(planted, "Facts", "reads like an instruction to the assistant"))
+        room = 2 - len(out.new_facts)
+        if offered and room > 0:
+            people = sorted({s.turn.speaker for s in offered})
+            variables = {
+                "people": ", ".join(people),
+                "statements": "\n".join(f"{i}. {s.memory}" for i, s in enumerate(offered, 1)),
+                "most": str(room),
+                NARROWING_KEY: ChoiceNarrowing(len(offered), room),
+            }
+            record["offered"] = [{"turn": s.turn.number, "rank": s.rank, "memory": s.memory} for s in offered]
+            reply = self._call(variables, record, CHOOSER_PROMPT, CHOOSER_DEFAULTS)
+            if reply is None:
+                result.error = str(record.get("error", "model call failed"))
+                return None
+            record["model"] = reply.model or self.model.model_name
+            record["prompt_version"] = reply.prompt_version
+            record["finish_reason"] = reply.finish_reason
+            try:
+                chosen = choices(reply.text, len(offered), room)
+            except SchemaError as exc:
+                record["raw_response"] = str(reply.text)[:RAW_LOG_LIMIT]
+                result.error = record["error"] = f"unparsable model output: {exc}"
+                return None
+            record["chosen"] = [n for n, _c in chosen]
+            for number, category in chosen[:room]:
+                out.new_facts.append(_fact(offered[number - 1], category,
+                                           "chosen by the model among the person's statements; worded by code"))
+        return out
 
     def _halves(self, part: list[tuple[IndexedTurn, str]], knowledge: Sequence[KnowledgeDoc],
                 record: dict[str, Any], result: BatchResult) -> BatchOutput | None:
@@ -488,13 +582,15 @@ class BatchReflector:
         except Exception:  # no tokenizer available: a conservative estimate
             return len(text) // 3 + 1
 
-    def _call(self, variables: dict[str, Any], record: dict[str, Any]) -> ModelReply | None:
+    def _call(self, variables: dict[str, Any], record: dict[str, Any], prompt: str = PROMPT_NAME,
+              defaults: GenerationDefaults = DEFAULTS) -> ModelReply | None:
         attempts: list[dict[str, Any]] = []
         record["attempts"] = attempts
         wait = float(setting(self.settings, "model.retry_wait_seconds"))
         for attempt in (1, 2):
             try:
-                reply = self.model.call(PROMPT_NAME, variables, BATCH_SCHEMA, DEFAULTS)
+                schema = BATCH_SCHEMA if prompt == PROMPT_NAME else None
+                reply = self.model.call(prompt, variables, schema, defaults)
                 attempts.append({"attempt": attempt, "ok": True})
                 return reply
             except ModelCancelled:

@@ -179,8 +179,13 @@ def _differs(a: frozenset[str], b: frozenset[str]) -> bool:
 def compare(proposed: str, existing: str) -> tuple[tuple[str, ...], tuple[str, ...], float] | None:
     """(kinds, details, overlap) when ``proposed`` contradicts ``existing``; else None."""
     p, e = slots(proposed), slots(existing)
-    shared = p.core & e.core
-    smaller = min(len(p.core), len(e.core))
+    # A capitalised word that opens a sentence ("Maya ...") lands in the core; sharing only the
+    # person's name never makes two statements one subject ("Maya goes to Lisbon" / "Maya used
+    # to run races"), so capitalised words do not count towards the overlap.
+    proper = {stem(w.lower()) for w in re.findall(r"\b[A-Z][a-z]+\b", f"{proposed} {existing}")}
+    p_core, e_core = p.core - proper, e.core - proper
+    shared = p_core & e_core
+    smaller = min(len(p_core), len(e_core))
     if smaller == 0 or len(shared) < min(MIN_SHARED, smaller):
         return None
     overlap = len(shared) / smaller

@@ -16,13 +16,20 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from curator.clock import Clock, SystemClock
 from curator.events import EventBus
 from curator.index.text import elide
-from curator.reflection.batch import StagedRef, setting, top_keywords
+from curator.reflection.batch import (
+    CHOOSER_DEFAULTS,
+    CHOOSER_PROMPT,
+    StagedRef,
+    choices,
+    setting,
+    top_keywords,
+)
 from curator.reflection.contradictions import ContradictionDetector, ModelConfirmer
 from curator.reflection.gates.chain import quote_key, reground
 from curator.reflection.gates.fingerprints import RejectedMemory
@@ -35,7 +42,13 @@ from curator.reflection.gates.quality import (
     keyword_support,
 )
 from curator.reflection.gates.similarity import similarity
-from curator.reflection.narrowing import NARROWING_KEY, MicroNarrowing, quote_options
+from curator.reflection.knowledge import knowledge_doc
+from curator.reflection.narrowing import (
+    NARROWING_KEY,
+    ChoiceNarrowing,
+    MicroNarrowing,
+    quote_options,
+)
 from curator.reflection.pipeline import draft_for, flag, provenance, route_contradiction, stage_all
 from curator.reflection.ports import (
     GenerationDefaults,
@@ -54,6 +67,7 @@ from curator.reflection.schemas import (
     parse_micro_output,
     short,
 )
+from curator.reflection.statements import Statement, statements, title_of
 from curator.review.staging import StagingArea
 from curator.sources.turns import IndexedTurn
 from curator.vault.paths import VaultPaths
@@ -70,6 +84,7 @@ MAX_ENTRY_CHARS = 240
 MIN_ENTRIES = 2
 MIN_TOTAL_CHARS = 80
 SUPERSEDES_MATCH = 0.8
+CHOICES_PER_FACT = 2  # statements offered per fact that may be chosen
 TRIGGERS = ("silence", "session_end", "context_pressure", "manual")
 
 
@@ -198,7 +213,10 @@ class MicroReflector:
         rejected: RejectedMemory | None = None,
         bot_name: str = "the assistant",
         confirm_contradictions: bool = False,
+        writer: str = "model",
     ) -> None:
+        """``writer``: "model" or "choose" (see :class:`~curator.reflection.batch.BatchReflector`)."""
+        self.writer = writer
         self.paths = paths
         self.store = store
         self.knowledge = knowledge
@@ -240,44 +258,13 @@ class MicroReflector:
         if not excerpt.entries:
             return MicroResult("skipped", reason="conversation empty after bounding")
         authors = list(dict.fromkeys(e.author for e in excerpt.entries if not e.is_bot))
+        name_to_id = {e.author.casefold(): e.author_id for e in excerpt.entries if not e.is_bot and e.author_id}
         if existing_facts is None:
             turns = [e.turn for e in excerpt.entries if e.turn is not None]
             query = " ".join(top_keywords(turns)) if turns else " ".join(e.content for e in excerpt.entries[-5:])
             existing_facts = self.knowledge.search(user_id, query, limit=20)
         existing = list(existing_facts)
         max_facts = int(setting(self.settings, "micro.max_facts"))
-        answer = self._ask(excerpt, authors, existing, trigger, max_facts)
-        if isinstance(answer, MicroResult):
-            return answer
-        reply, output = answer
-
-        result = MicroResult("completed")
-        result.rejections = [Rejection(f"facts: {r.item}", "schema", r.reason) for r in output.rejected]
-        result.facts_proposed = len(output.facts) + len(output.rejected)
-        for extra in output.facts[max_facts:]:
-            result.rejections.append(
-                Rejection(f"facts: {short(extra.fact, 70)}", "cap", f"more than {max_facts} facts")
-            )
-        reading = _Reading(
-            user_id=user_id, trigger=trigger, excerpt=excerpt, excerpt_norm=normalise_quote(excerpt.text),
-            authors=authors,
-            name_to_id={e.author.casefold(): e.author_id for e in excerpt.entries if not e.is_bot and e.author_id},
-            existing=existing, gates=QualityGates(user_id, _NoTurns(), self.knowledge, self.rejected),
-            threshold=float(setting(self.settings, "gates.keyword_support") or DEFAULT_KEYWORD_SUPPORT),
-        )
-        passing: list[Proposal] = []
-        for fact in output.facts[:max_facts]:
-            verdict = self._judge(reading, fact)
-            if isinstance(verdict, Rejection):
-                result.rejections.append(verdict)
-            else:
-                passing.append(verdict)
-        self._stage(user_id, passing, reply, result)
-        return result
-
-    def _ask(self, excerpt: Excerpt, authors: list[str], existing: list[KnowledgeDoc], trigger: str,
-             max_facts: int) -> tuple[ModelReply, MicroOutput] | MicroResult:
-        """The model's parsed facts for ``excerpt``, or the result of a failed call."""
         variables: dict[str, Any] = {
             "trigger": trigger,
             "bot_name": self.bot_name,
@@ -290,22 +277,38 @@ class MicroReflector:
                 [q for e in excerpt.entries if not e.is_bot for q in quote_options(e.content)],
                 authors, [" ".join(d.text.split())[:300] for d in existing]),
         }
-        try:
-            reply = self.model.call(PROMPT_NAME, variables, MICRO_SCHEMA, DEFAULTS)
-        except ModelCancelled:
-            raise
-        except Exception as exc:
-            return MicroResult("aborted", error=f"model call failed: {type(exc).__name__}: {exc}")
-        try:
-            if reply.problems:
-                raise SchemaError("; ".join(reply.problems))
-            return reply, parse_micro_output(reply.text)
-        except SchemaError as exc:
-            return MicroResult(
-                "aborted",
-                error=f"unparsable model output: {exc}",
-                raw_response=str(reply.text)[:100_000],
+        if self.writer == "choose":
+            # Facts staged from earlier in the chat can be corrected before anyone reviewed them.
+            existing += self._staged_facts(user_id)
+            asked = self._choose(excerpt, max_facts, existing)
+        else:
+            asked = self._ask(variables)
+        if isinstance(asked, MicroResult):
+            return asked
+        reply, output = asked
+
+        result = MicroResult("completed")
+        result.rejections = [Rejection(f"facts: {r.item}", "schema", r.reason) for r in output.rejected]
+        result.facts_proposed = len(output.facts) + len(output.rejected)
+        for extra in output.facts[max_facts:]:
+            result.rejections.append(
+                Rejection(f"facts: {short(extra.fact, 70)}", "cap", f"more than {max_facts} facts")
             )
+        reading = _Reading(
+            user_id=user_id, trigger=trigger, excerpt=excerpt, excerpt_norm=normalise_quote(excerpt.text),
+            authors=authors, name_to_id=name_to_id, existing=existing,
+            gates=QualityGates(user_id, _NoTurns(), self.knowledge, self.rejected),
+            threshold=float(setting(self.settings, "gates.keyword_support") or DEFAULT_KEYWORD_SUPPORT),
+        )
+        passing: list[Proposal] = []
+        for fact in output.facts[:max_facts]:
+            verdict = self._judge(reading, fact)
+            if isinstance(verdict, Rejection):
+                result.rejections.append(verdict)
+            else:
+                passing.append(verdict)
+        self._stage(user_id, passing, reply, result)
+        return result
 
     def _judge(self, reading: _Reading, fact: MicroFact) -> Proposal | Rejection:
         """``fact`` as a proposal that passed every check, or why it was rejected."""
@@ -314,7 +317,8 @@ class MicroReflector:
         if fact.subject == "author" and speaker and is_first_person(fact.fact):
             # A copied "I ..." sentence reads as a memory about its author; gates judge the result.
             fact.fact = as_memory(fact.fact, speaker)
-        item = Proposal("fact", "facts", elide(fact.fact, 80), fact.fact, "Facts", notes=list(fact.notes))
+        title = title_of(fact.fact, speaker) if self.writer == "choose" else elide(fact.fact, 80)
+        item = Proposal("fact", "facts", title, fact.fact, "Facts", notes=list(fact.notes))
         # A small model repeats itself: the same fact twice in one reply is one proposal.
         # Two facts resting on the same quote are one item too.
         keys = {normalise_quote(fact.fact), "quote:" + normalise_quote(fact.evidence)} - {"quote:"}
@@ -348,7 +352,8 @@ class MicroReflector:
             # An unnamed author falls back to the only author (seed 003); a name that is not an
             # author of the excerpt never does - that would pin someone else's fact on them.
             name = fact.subject_name.strip().casefold()
-            single_author = reading.name_to_id.get(reading.authors[0].casefold()) if len(reading.authors) == 1 else None
+            authors = reading.authors
+            single_author = reading.name_to_id.get(authors[0].casefold()) if len(authors) == 1 else None
             subject_id = reading.name_to_id.get(name, "") if name else (single_author or "")
             if not subject_id:
                 return Rejection(item.label(), "subject",
@@ -383,10 +388,17 @@ class MicroReflector:
                                       self.knowledge.search(reading.user_id, fact.supersedes, limit=5))
         if target is not None:
             item.kind, item.section, item.category = "correction", "facts", "Corrections"
-            item.title = f"Correction: {short(fact.fact, 60)}"
+            item.title = f"Correction: {short(target.title, 60)}"
+            new_text = fact.fact
+            if self.writer == "choose":
+                # Code cannot merge two sentences: the old text stays, the correction follows.
+                cited = ", ".join(map(str, item.source_turns))
+                new_text = f"{target.text.rstrip()}\n\nCorrection (turn {cited}): {fact.fact}"
+                item.text = new_text
             item.fields.update({"target_id": target.doc_id, "target_title": target.title, "old_text": target.text,
-                                "new_text": fact.fact, "target_hash": target.content_hash,
-                                "target_confidence": target.confidence, "supersedes": fact.supersedes})
+                                "new_text": new_text, "target_hash": target.content_hash,
+                                "target_confidence": target.confidence, "supersedes": fact.supersedes,
+                                "target_staged": target.kind == "staged-fact"})
             return None
         if route_contradiction(item, reading.user_id, self.knowledge, self.detector):
             return None
@@ -413,6 +425,66 @@ class MicroReflector:
             result.staged.append(StagedRef(doc.id, doc.kind, doc.title, doc.path.relative_to(root).as_posix(),
                                            bool(doc.get("quarantine"))))
 
+    def _staged_facts(self, user_id: str) -> list[KnowledgeDoc]:
+        """Facts waiting for review, as correction targets (kind ``staged-fact``)."""
+        docs, _problems = self.staging.scan(user_id)
+        return [replace(knowledge_doc(d), kind="staged-fact") for d in docs if d.kind == "fact" and not d.deleted]
+
+    def _ask(self, variables: dict[str, Any]) -> tuple[ModelReply, MicroOutput] | MicroResult:
+        """The model writes the facts; its reply parsed, or the aborted result."""
+        try:
+            reply = self.model.call(PROMPT_NAME, variables, MICRO_SCHEMA, DEFAULTS)
+        except ModelCancelled:
+            raise
+        except Exception as exc:
+            return MicroResult("aborted", error=f"model call failed: {type(exc).__name__}: {exc}")
+        try:
+            if reply.problems:
+                raise SchemaError("; ".join(reply.problems))
+            return reply, parse_micro_output(reply.text)
+        except SchemaError as exc:
+            return MicroResult("aborted", error=f"unparsable model output: {exc}",
+                               raw_response=str(reply.text)[:100_000])
+
+    def _choose(self, excerpt: Excerpt, max_facts: int,
+                existing: Sequence[KnowledgeDoc]) -> tuple[ModelReply, MicroOutput] | MicroResult:
+        """The model chooses among the people's statements in the excerpt; code words the facts."""
+        in_excerpt = normalise_quote(excerpt.text)
+        turns = [e.turn for e in excerpt.entries if e.turn is not None and not e.is_bot]
+        found = [s for s in statements(turns) if normalise_quote(s.quote) in in_excerpt]
+        planted = [s for s in found if s.instruction][:max_facts]
+        # A correction of something known or waiting for review is always shown: a stale
+        # memory left standing is worse than one more item to read.
+        corrections = [s for s in found if not s.instruction and _corrected(s, existing)]
+        corrections = corrections[:max(0, max_facts - len(planted))]
+        offered = [s for s in found if not s.instruction and s not in corrections][:CHOICES_PER_FACT * max_facts]
+        room = max_facts - len(planted) - len(corrections)
+        picked: list[tuple[Statement, str]] = [(s, "an instruction-like statement, flagged") for s in planted]
+        picked += [(s, "a correction found by code") for s in corrections]
+        reply = ModelReply("", model=self.model.model_name)
+        if offered and room > 0:
+            variables = {
+                "people": ", ".join(sorted({s.turn.speaker for s in offered})),
+                "statements": "\n".join(f"{i}. {s.memory}" for i, s in enumerate(offered, 1)),
+                "most": str(room),
+                NARROWING_KEY: ChoiceNarrowing(len(offered), room),
+            }
+            try:
+                reply = self.model.call(CHOOSER_PROMPT, variables, None, CHOOSER_DEFAULTS)
+            except ModelCancelled:
+                raise
+            except Exception as exc:
+                return MicroResult("aborted", error=f"model call failed: {type(exc).__name__}: {exc}")
+            try:
+                chosen = choices(reply.text, len(offered), room)
+            except SchemaError as exc:
+                return MicroResult("aborted", error=f"unparsable model output: {exc}",
+                                   raw_response=str(reply.text)[:100_000])
+            picked += [(offered[n - 1], "chosen by the model") for n, _category in chosen]
+        facts = [MicroFact("author", s.turn.speaker, s.memory, "other", 0.75, s.quote, _corrected(s, existing),
+                           [f"{how}; worded by code"]) for s, how in picked]
+        return reply, MicroOutput(facts=facts)
+
     @staticmethod
     def _superseded(text: str, existing: Sequence[KnowledgeDoc]) -> KnowledgeDoc | None:
         """The existing fact ``supersedes`` names: exact (normalised) text, else very similar."""
@@ -425,6 +497,26 @@ class MicroReflector:
         scored = [(similarity(text, doc.text), doc) for doc in existing]
         scored = [s for s in scored if s[0] >= SUPERSEDES_MATCH]
         return max(scored, key=lambda s: s[0])[1] if scored else None
+
+
+def _corrected(statement: Statement, existing: Sequence[KnowledgeDoc]) -> str:
+    """The text of the known fact a correcting statement replaces ("" when none is clear).
+
+    The fact that shares the most names, places or months with the statement ("Lisbon",
+    "October"; "Ana", "Porto") and at least one; a tie is no clear target.
+    """
+    if not statement.corrects:
+        return ""
+    names = statement.names()
+    scored = sorted(((len(names & _names_of(d.text)), d.text) for d in existing), reverse=True)
+    if not scored or scored[0][0] < 1 or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+        return ""
+    return scored[0][1]
+
+
+def _names_of(text: str) -> set[str]:
+    words = text.split()
+    return {w.strip(".,;:!?'’s").casefold() for i, w in enumerate(words) if i > 0 and w[:1].isupper()}
 
 
 class _NoTurns:

@@ -230,6 +230,33 @@ class MicroNarrowing:
         return out
 
 
+@dataclass(frozen=True)
+class ChoiceNarrowing:
+    """What a choosing call listed: statements numbered 1..``count``; ``number`` is one of them,
+    and at most ``most`` are chosen."""
+
+    count: int
+    most: int = 2
+
+    def apply(self, schema: Mapping[str, Any]) -> dict[str, Any]:
+        out = copy.deepcopy(dict(schema))
+        prop = _object_items(out, "keep")
+        if prop is None:
+            return out
+        if self.count < 1:
+            prop["maxItems"] = 0
+            return out
+        props = prop["items"].get("properties", {})
+        if "number" in props:
+            props["number"] = {"type": "integer", "enum": list(range(1, self.count + 1))}
+        prop["maxItems"] = min(int(prop.get("maxItems", self.count)), self.count, max(1, self.most))
+        # Code offered only statements it ranked as lasting: a small model asked "any?" answers
+        # "none" every time, and given room for eight it stops at one. So it picks at least half
+        # of what it may (the person still decides on each).
+        prop["minItems"] = min(prop["maxItems"], max(1, self.most // 2))
+        return out
+
+
 def _evidence_item(evidence: Mapping[int, Sequence[str]], item: Mapping[str, Any], props: dict[str, Any],
                    ids: Sequence[str]) -> dict[str, Any]:
     """``evidence`` as 1-3 (turn, quote) pairs, each quote one of that turn's sentences."""

@@ -62,7 +62,9 @@ def flag(item: Proposal, extra_texts: list[str] | None = None,
     texts.extend(
         str(v)
         for k, v in item.fields.items()
-        if isinstance(v, str) and k not in ("existing_text", "old_text")
+        # Hashes and ids are the curator's own (a sha256 reads as a "base64 blob"); old texts
+        # were scanned when they were staged.
+        if isinstance(v, str) and k not in ("existing_text", "old_text") and not k.endswith(("_hash", "_id"))
     )
     flags = scan(texts)
     cited = [(t.number, t.text) for t in item.cited]
@@ -133,7 +135,11 @@ def stage_all(staging: StagingArea, user_id: str, drafts: list[StagedDraft], bat
     outcome = StageOutcome()
     existing, _problems = staging.scan(user_id)
     for draft in drafts:
-        match = staging.find_recurring(existing, draft.kind, draft.text, batch_id) if batch_id is not None else None
+        match = staging.find_recurring(existing, draft.kind, draft.text, batch_id)
+        if match is not None and batch_id is None:
+            # A micro-reflection repeating a staged item: the person has it already once.
+            outcome.recurring.append(match[0])
+            continue
         if match is not None:
             doc, _score = match
             if draft.flags:  # a flagged re-proposal quarantines the item it repeats

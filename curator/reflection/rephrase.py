@@ -15,7 +15,8 @@ import re
 GENERIC_SPEAKERS = frozenset({"", "user", "human", "me", "you", "person", "speaker", "assistant", "ai", "bot"})
 
 _CONTRACTIONS = {"i'm": "is", "i've": "has", "i'll": "will", "i'd": "would"}
-_IRREGULAR = {"am": "is", "have": "has", "do": "does", "go": "goes", "was": "was", "were": "was"}
+_IRREGULAR = {"am": "is", "have": "has", "do": "does", "go": "goes", "was": "was", "were": "was",
+              "are": "are"}  # "Ana and I are": a plural subject keeps "are"
 # Adverbs between "I" and its verb ("I still work"): the verb after them agrees instead.
 _ADVERBS = frozenset(
     ["also", "just", "still", "never", "always", "often", "usually", "really", "already", "recently",

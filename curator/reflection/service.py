@@ -25,6 +25,7 @@ from curator.clock import Clock
 from curator.events import EventBus
 from curator.index.database import Index
 from curator.index.views import IndexTurnSource
+from curator.llm.fitness import model_is_small
 from curator.llm.request import JobStatus, Priority
 from curator.llm.runtime import JobHandle, ModelRuntime, Post, post_direct
 from curator.reflection.batch import BatchReflector
@@ -228,12 +229,19 @@ class ReflectionService:
         turns = IndexTurnSource(self.parts.current_index, upto)
         return BatchReflector(self.parts.paths, self.parts.store, turns, self.knowledge, self.model,
                               self.parts.settings, clock=self.parts.clock, sleep=self._sleep,
-                              events=self.bus, rejected=self.rejected)
+                              events=self.bus, rejected=self.rejected, writer=self.writer())
+
+    def writer(self) -> str:
+        """Who words a batch's memories: the model, or (for a small one) code, the model choosing."""
+        chosen = str(self.parts.settings["reflection.writer"])
+        if chosen in ("model", "choose"):
+            return chosen
+        return "choose" if model_is_small(self.runtime.model_path) else "model"
 
     def _micro(self) -> MicroReflector:
         return MicroReflector(self.parts.paths, self.parts.store, self.knowledge, self.model,
                               self.parts.settings, clock=self.parts.clock, events=self.bus,
-                              rejected=self.rejected)
+                              rejected=self.rejected, writer=self.writer())
 
     # ---- Jobs
 

@@ -619,6 +619,8 @@ class ReviewEngine:
 
     def _apply_correction(self, user_id: str, doc: Document, text: str | None) -> ActionResult:
         target = self._knowledge_doc(user_id, str(doc.get("target_id") or ""))
+        if target is None and doc.get("target_staged"):
+            return self._apply_staged_correction(user_id, doc, text)
         if target is None or target.path is None:
             raise ReviewError(f"the corrected document {doc.get('target_id')} is no longer in Knowledge")
         expected = str(doc.get("target_hash") or "")
@@ -646,6 +648,35 @@ class ReviewEngine:
             [rel],
             file_hash(self._abs(user_id, rel)),
         )
+
+    def _apply_staged_correction(self, user_id: str, doc: Document, text: str | None) -> ActionResult:
+        """A correction of a fact still waiting for review: the fact is approved as corrected.
+
+        Both were staged from the same chat before the person saw either ("Lisbon in
+        October", then "actually September"); approving the correction keeps one memory with
+        the corrected text, and the correction item leaves the queue.
+        """
+        target_id = str(doc.get("target_id") or "")
+        try:
+            target = self._staged(user_id, target_id)
+        except ReviewError as exc:
+            raise ReviewError(f"the corrected item {target_id} is no longer waiting for review") from exc
+        assert target.path is not None
+        # Its text, not its bytes: a staged item's sightings are counted in its frontmatter.
+        old_text = str(doc.get("old_text") or "")
+        if old_text and target.body.strip() != old_text.strip():
+            raise ChangedOnDiskError(f"{target_id} changed since the correction was staged",
+                                     unified(old_text, target.body, "when staged", "now"))
+        new_text = (text if text is not None else doc.body).strip()
+        target.meta["source_turns"] = sorted(set(target.source_turns) | set(doc.source_turns))
+        target.meta["corrected_by"] = doc.id
+        steps: list[dict[str, Any]] = []
+        rel = self._move_to_knowledge(user_id, target, "corrected", new_text, steps)
+        self._trash(user_id, doc, f"correction applied to {target_id}", steps)
+        self._log(user_id, "approve", doc.id, steps)
+        self._emit("review.approved", user_id, doc.id, path=rel, target=target_id)
+        return ActionResult("approve", doc.id, f"correction applied; approved into {rel}", [rel],
+                            file_hash(self._abs(user_id, rel)))
 
     def _apply_lifecycle(self, user_id: str, doc: Document) -> ActionResult:
         """A confirmed promotion or "still true?": change the target's scope or renew its date."""

@@ -40,6 +40,9 @@ from curator.vault.settings import SourceConfig
 log = logging.getLogger(__name__)
 
 OnTurns = Callable[[str, list[IndexedTurn]], None]
+# Inside a batch, units are written together once this many wait (or this many records).
+FLUSH_UNITS = 500
+FLUSH_RECORDS = 20_000
 
 
 @dataclass
@@ -188,6 +191,10 @@ class Ingestor:
         # another is read, a link to anywhere else is not.
         self.source_roots: Callable[[], list[Path]] = list
         self._batched: dict[str, list[IndexedTurn]] = {}
+        # Inside a batch, units' records wait here and go to the ledger (one fsync) and the
+        # index (one transaction) together; ``_next`` numbers the units planned meanwhile.
+        self._pending: list[tuple[SourceConfig, _Plan, list[tuple[str, str, ReadState | None, str]]]] = []
+        self._next: dict[str, tuple[int, int]] = {}
 
     # ---- Recovery
 
@@ -269,8 +276,31 @@ class Ingestor:
     def list_units(self, source: SourceConfig) -> list[Path]:
         """The source's units now, without any inside the vault or reached through a link out of it."""
         adapter = get_adapter(source.adapter)
-        return [u for u in adapter.list_units(source_root(source))
-                if not self.is_excluded(u) and self.within_sources(source, u)]
+        roots = self._resolved_roots(source)
+        out = []
+        for unit in adapter.list_units(source_root(source)):
+            # One resolve per unit (links followed) for both checks: a folder of 20,000
+            # files was resolving each of them six times.
+            try:
+                real = Path(unit).resolve()
+            except OSError:
+                continue
+            if any(real == ex or real.is_relative_to(ex) for ex in self.exclude):
+                continue
+            if any(real == base or real.is_relative_to(base) for base in roots):
+                out.append(unit)
+            else:
+                log.info("source %s: %s leads outside the source (to %s); not read", source.id, unit, real)
+        return out
+
+    def _resolved_roots(self, source: SourceConfig) -> list[Path]:
+        roots = []
+        for root in [source_root(source), *self.source_roots()]:
+            try:
+                roots.append(root.resolve())
+            except OSError:
+                continue
+        return roots
 
     def within_sources(self, source: SourceConfig, unit: Path) -> bool:
         """Whether ``unit`` (links resolved) lies in its source, or in another configured source.
@@ -370,6 +400,8 @@ class Ingestor:
         with self._lock:
             if not unit.exists():
                 return report  # a deletion is confirmed by the next scan, never by an event
+            if any(s[0] == source.id and s[1] == rel for _, _, states in self._pending for s in states):
+                self._flush()  # read it against what was already read of it, not the index of before
             state = self.index.read_state(source.id, rel)
             fingerprint = adapter.fingerprint(unit)
             if not force and state is not None and state.fingerprint == fingerprint:
@@ -407,7 +439,10 @@ class Ingestor:
                 return report
             plan = self._new_plan(source.user_id)
             if result.full:
-                self._reconcile(plan, self.index.file_turns(source.id, rel), result.turns)
+                old = self.index.file_turns(source.id, rel)
+                # A unit never read before has no earlier version of any message to restore.
+                fresh = not old and not self.index.file_known(source.id, rel)
+                self._reconcile(plan, old, result.turns, fresh=fresh)
             else:
                 self._append(plan, result.turns)
             report.units_read += 1
@@ -440,12 +475,11 @@ class Ingestor:
         return turns, problems
 
     def _new_plan(self, user_id: str) -> _Plan:
-        return _Plan(
-            user_id,
-            next_number=self.index.max_number(user_id) + 1,
-            next_seq=self.index.ledger_seq(user_id) + 1,
-            now=self.clock.now(),
-        )
+        if user_id in self._next:
+            number, seq = self._next[user_id]
+        else:
+            number, seq = self.index.max_number(user_id) + 1, self.index.ledger_seq(user_id) + 1
+        return _Plan(user_id, next_number=number, next_seq=seq, now=self.clock.now())
 
     def _commit(
         self,
@@ -459,16 +493,39 @@ class Ingestor:
             # Turns were checked before planning; a record failing here is a bug, and it must
             # not reach the append-only ledger, where it would be replayed at every start.
             raise ValueError(f"refusing to record an invalid ledger record ({bad[0][1]})")
-        # The ledger first: if we die between the two writes, the next start replays it.
-        self.ledger.append(plan.user_id, plan.records)
-        fault_point("ingest.after_ledger")
-        refused = self.index.apply_records(plan.user_id, plan.records, read_states)
-        if refused:
-            aside = self.ledger.set_aside(plan.user_id, refused)
-            log.warning("%d records the index refused were set aside in %s", len(refused), aside)
         report = IngestReport(
             added=list(plan.added), edited=list(plan.edited), removed=list(plan.removed), restored=list(plan.restored)
         )
+        self._pending.append((source, plan, read_states))
+        self._next[plan.user_id] = (plan.next_number, plan.next_seq)
+        if not self._batch_depth or len(self._pending) >= FLUSH_UNITS \
+                or sum(len(p.records) for _, p, _ in self._pending) >= FLUSH_RECORDS:
+            self._flush()
+        return report
+
+    def _flush(self) -> None:
+        """Write the waiting units: the ledger first (one fsync per user), then the index
+        in one transaction per user; a crash between the two is repaired by the replay."""
+        with self._lock:
+            pending, self._pending = self._pending, []
+            self._next = {}
+            users: dict[str, list[tuple[SourceConfig, _Plan, list[tuple[str, str, ReadState | None, str]]]]] = {}
+            for entry in pending:
+                users.setdefault(entry[1].user_id, []).append(entry)
+            for user_id, entries in users.items():
+                records = [r for _, plan, _ in entries for r in plan.records]
+                self.ledger.append(user_id, records)
+                fault_point("ingest.after_ledger")
+                states = [s for _, _, unit_states in entries for s in unit_states]
+                refused = self.index.apply_records(user_id, records, states, checked=True)
+                if refused:
+                    aside = self.ledger.set_aside(user_id, refused)
+                    log.warning("%d records the index refused were set aside in %s", len(refused), aside)
+                for source, plan, _ in entries:
+                    self._announce(source, plan)
+
+    def _announce(self, source: SourceConfig, plan: _Plan) -> None:
+        """Events and the ``on_turns`` hook for one unit's committed changes."""
         if plan.added:
             log.info(
                 "source %s: %d new turns (%d..%d)",
@@ -490,7 +547,6 @@ class Ingestor:
                 self._batched.setdefault(plan.user_id, []).extend(plan.added)
             else:
                 self._call_on_turns(plan.user_id, list(plan.added))
-        return report
 
     def _call_on_turns(self, user_id: str, turns: list[IndexedTurn]) -> None:
         if self.on_turns is None:
@@ -513,6 +569,8 @@ class Ingestor:
             yield
         finally:
             with self._lock:
+                if self._batch_depth == 1:
+                    self._flush()
                 self._batch_depth -= 1
                 pending = self._batched if self._batch_depth == 0 else {}
                 if self._batch_depth == 0:
@@ -522,7 +580,10 @@ class Ingestor:
 
     # ---- Deciding what changed
 
-    def _restore_or_add(self, plan: _Plan, turn: Turn, supersedes: int | None = None) -> None:
+    def _restore_or_add(self, plan: _Plan, turn: Turn, supersedes: int | None = None, *, fresh: bool = False) -> None:
+        if fresh:
+            plan.add(turn, supersedes)
+            return
         previous = self.index.find_identity(turn.source_id, turn.file, turn.conversation, turn.key, turn.sha256)
         if previous is not None and previous.status != "active":
             plan.status(previous.number, "active", "the same message is back in the source")
@@ -554,8 +615,8 @@ class Ingestor:
             if plan.next_number > before:
                 current[slot] = (before, turn.sha256)
 
-    def _reconcile(self, plan: _Plan, old: list[IndexedTurn], new: list[Turn]) -> None:
-        # Compare a whole unit with what the index holds for it.
+    def _reconcile(self, plan: _Plan, old: list[IndexedTurn], new: list[Turn], *, fresh: bool = False) -> None:
+        # Compare a whole unit with what the index holds for it (``fresh``: nothing, ever).
         last_by_key: dict[tuple[str, str], Turn] = {}
         for turn in new:
             if not turn.key.startswith("pos:"):
@@ -564,7 +625,7 @@ class Ingestor:
         for slot, turn in last_by_key.items():
             before = old_keyed.get(slot)
             if before is None:
-                self._restore_or_add(plan, turn)
+                self._restore_or_add(plan, turn, fresh=fresh)
             elif before.sha256 == turn.sha256:
                 if before.position != turn.position:
                     plan.move(before.number, turn.key, turn.position)
@@ -596,7 +657,7 @@ class Ingestor:
             for before in olds[paired:]:
                 plan.status(before.number, "removed", "the message is no longer in the source")
             for turn in news[paired:]:
-                self._restore_or_add(plan, turn)
+                self._restore_or_add(plan, turn, fresh=fresh)
 
     # ---- One-shot
 

@@ -27,24 +27,25 @@ class BatchTrigger:
 
     def evaluate(self, user: TriggerUser, now: float, record_misses: bool = True
                  ) -> list[TriggerDecision]:
-        acc = user.acc.state
-        turn_thr, urg_thr = self._thresholds()
-        counts = (f"{acc.turns_since_last_batch}/{turn_thr} turns, "
-                  f"urgency {acc.urgency_score:.1f}/{urg_thr:.1f}")
         code = user.acc.trigger_reason()
+        if code is None and not record_misses:
+            return []  # counted on every new turn: nothing to build when nothing is due
+        turns, urgency, _ = user.acc.counters()
+        turn_thr, urg_thr = self._thresholds()
+        counts = f"{turns}/{turn_thr} turns, urgency {urgency:.1f}/{urg_thr:.1f}"
         if code is None:
             return self.ctx.miss(user, "batch", None, "below_threshold",
                                  f"batch: not yet, {counts}",
-                                 ("below", acc.turns_since_last_batch, acc.urgency_score), now,
+                                 ("below", turns, urgency), now,
                                  record_misses)
         blocked = self.ctx.blocked(user, "batch", None, user.state.last_turn, counts, now,
                                    record_misses)
         if blocked is not None:
             return blocked
         if code == "turn_count":
-            why = f"batch: {acc.turns_since_last_batch}/{turn_thr} turns since the last batch"
+            why = f"batch: {turns}/{turn_thr} turns since the last batch"
         else:
-            why = f"batch: urgency {acc.urgency_score:.1f} > {urg_thr:.1f}"
+            why = f"batch: urgency {urgency:.1f} > {urg_thr:.1f}"
         return [self.ctx.fire(user, "batch", None, code, why, self.scope(user), now)]
 
     def scope(self, user: TriggerUser) -> Scope:

@@ -62,6 +62,8 @@ class CycleTrigger:
         """The unprocessed-turns threshold."""
         cycle = user.state.cycle
         threshold = int(self.ctx.settings["cycle.unprocessed_turns"])
+        if cycle.unprocessed_turns < threshold and not record_misses:
+            return []
         counts = f"{cycle.unprocessed_turns}/{threshold} unprocessed turns"
         if cycle.unprocessed_turns < threshold:
             # Below the threshold is the normal state; recording it once per crossing of

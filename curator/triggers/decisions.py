@@ -12,14 +12,15 @@ from __future__ import annotations
 import logging
 import math
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields
 from datetime import tzinfo
 from typing import Any
 
 from curator.clock import Clock
 from curator.events import EventBus
-from curator.triggers.jobs import PRIORITY_NORMAL, JobQueue
+from curator.triggers.jobs import PRIORITY_NORMAL, Job, JobQueue
 from curator.triggers.state import PERSISTED_DECISIONS, TriggerUser
 from curator.vault.settings import Settings
 
@@ -101,6 +102,31 @@ class TriggerContext:
         self.tz = tz
         self.count_tokens = count_tokens
         self.decisions: deque[TriggerDecision] = deque(maxlen=max_decisions)
+        # While counting a batch of new turns, which jobs are pending is asked after every
+        # turn; only this context queues jobs meanwhile, so the answers are kept until it does.
+        self._pending_memo: dict[tuple[str, str, str | None, bool], list[Job]] | None = None
+
+    @contextmanager
+    def counting(self) -> Iterator[None]:
+        """Remember pending-job answers and defer queue writes until the block ends."""
+        self._pending_memo = {}
+        try:
+            with self.queue.deferred_saves():
+                yield
+        finally:
+            self._pending_memo = None
+
+    def pending(self, kind: str, user_id: str, conversation: str | None, any_conversation: bool) -> list[Job]:
+        """``queue.pending`` (remembered inside ``counting``)."""
+        memo = self._pending_memo
+        if memo is None:
+            return self.queue.pending(kind=kind, user_id=user_id, conversation=conversation,
+                                      any_conversation=any_conversation)
+        key = (kind, user_id, conversation, any_conversation)
+        if key not in memo:
+            memo[key] = self.queue.pending(kind=kind, user_id=user_id, conversation=conversation,
+                                           any_conversation=any_conversation)
+        return memo[key]
 
     def fire(self, user: TriggerUser, kind: str, conversation: str | None, code: str, why: str,
              scope: Scope, now: float) -> TriggerDecision:
@@ -110,6 +136,8 @@ class TriggerContext:
             kind, user.id, reason=why, trigger=code, conversation=conversation,
             priority=PRIORITY_NORMAL, turn_range=turn_range, meta=meta,
         )
+        if self._pending_memo is not None:
+            self._pending_memo.clear()
         if not created:
             return self.record(user, kind, conversation, False, "pending",
                                f"{why}, but identical {job.id} is still {job.status}",
@@ -128,8 +156,7 @@ class TriggerContext:
     def blocked(self, user: TriggerUser, kind: str, conversation: str | None, last_turn: int,
                 counts: str, now: float, record_misses: bool) -> list[TriggerDecision] | None:
         """The "not now" decision when a job of this trigger is pending or just failed."""
-        pending = self.queue.pending(kind=kind, user_id=user.id, conversation=conversation,
-                                     any_conversation=conversation is None)
+        pending = self.pending(kind, user.id, conversation, conversation is None)
         if pending:
             job = pending[0]
             return self.miss(user, kind, conversation, "pending",

@@ -197,7 +197,7 @@ class TriggerEngine:
         Returns:
             The decisions recorded by this call.
         """
-        with self._lock:
+        with self._lock, self.ctx.counting():
             user = self._user(user_id)
             now = self.ctx.clock.now()
             decisions: list[TriggerDecision] = []

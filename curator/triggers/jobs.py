@@ -43,7 +43,8 @@ from __future__ import annotations
 import builtins
 import logging
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -232,6 +233,8 @@ class JobQueue:
         self._next_seq = 1
         self._disk_stamp: tuple[int, int] | None = None
         self._listeners: list[JobListener] = []
+        self._deferred = 0
+        self._dirty = False
         self._load()
 
     @classmethod
@@ -486,8 +489,28 @@ class JobQueue:
             return None
         return (st.st_mtime_ns, st.st_size)
 
+    @contextmanager
+    def deferred_saves(self) -> Iterator[None]:
+        """Write the queue file once at the end of the block instead of after every change.
+
+        A scan of many new turns can queue hundreds of jobs; rewriting the whole file (with
+        an fsync) for each one grew with the square of the queue.
+        """
+        with self._lock:
+            self._deferred += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._deferred -= 1
+                if not self._deferred and self._dirty:
+                    self._save()
+
     def _refresh(self) -> None:
         # Another process may have changed the file; cheap stat, reload only when it did.
+        # Unsaved changes of a deferred block are kept (they are written at its end).
+        if self._dirty:
+            return
         if self._stamp() != self._disk_stamp:
             self._load()
 
@@ -521,6 +544,10 @@ class JobQueue:
         self._disk_stamp = self._stamp()
 
     def _save(self) -> None:
+        if self._deferred:
+            self._dirty = True
+            return
+        self._dirty = False
         state = {
             "version": _FORMAT_VERSION,
             "next_seq": self._next_seq,

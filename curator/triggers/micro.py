@@ -43,14 +43,14 @@ class MicroTrigger:
             return []
         silence_limit, budget = self._limits()
         silent = max(0.0, now - conv.last_message_at)
+        pressure = conv.tokens_since_micro >= budget
+        if pressure_only and not pressure:
+            return []  # asked on every new turn: decide before formatting anything
         counts = (f"silent {format_duration(silent)} of {format_duration(silence_limit)}, "
                   f"~{conv.tokens_since_micro}/{int(budget)} tokens")
-        pressure = conv.tokens_since_micro >= budget
         quiet = (not pressure_only and silent >= silence_limit
                  and conv.user_messages_since_micro > 0)
         if not (pressure or quiet):
-            if pressure_only:
-                return []
             return self._not_yet(user, name, silent >= silence_limit, counts, now, record_misses)
         blocked = self.ctx.blocked(user, "micro", name, conv.last_turn, counts, now,
                                    record_misses)
@@ -92,7 +92,7 @@ class MicroTrigger:
 
     def fire(self, user: TriggerUser, name: str, conv: ConversationState, now: float,
              code: str, why: str) -> TriggerDecision:
-        pending = self.ctx.queue.pending(kind="micro", user_id=user.id, conversation=name)
+        pending = self.ctx.pending("micro", user.id, name, True)
         if pending:
             return self.ctx.record(user, "micro", name, False, "pending",
                                    f"{why}, but {pending[0].id} is still {pending[0].status}",

@@ -61,11 +61,12 @@ import re
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from curator.clock import Clock, SystemClock
-from curator.index.text import content_words, stems
+from curator.index.text import STOP_WORDS, WORD_RE, stems
 from curator.sources.turns import IndexedTurn
 from curator.vault.atomic import quarantine, read_json_state, write_json_state
 from curator.vault.settings import Settings
@@ -217,8 +218,11 @@ def _weights(settings: Settings) -> dict[str, float]:
 def turn_topic(text: str, max_words: int = _TOPIC_MAX_WORDS) -> str:
     """A short topic phrase of a message: its first distinct content words, lower-case."""
     seen: list[str] = []
-    for word in content_words(text):
-        if word.isdigit() or word in seen:
+    # Only the first few words matter: tokenising a whole long message was most of the
+    # cost of counting a turn.
+    for match in WORD_RE.finditer(text):
+        word = match.group(0).lower().replace("’", "'")
+        if word in STOP_WORDS or len(word) <= 1 or word.isdigit() or word in seen:
             continue
         seen.append(word)
         if len(seen) >= max_words:
@@ -226,9 +230,15 @@ def turn_topic(text: str, max_words: int = _TOPIC_MAX_WORDS) -> str:
     return " ".join(seen)
 
 
+@lru_cache(maxsize=4096)
+def _topic_stems(topic: str) -> frozenset[str]:
+    # The recent window holds the same few topics for many turns; stem each once.
+    return frozenset(stems(topic.split()))
+
+
 def same_topic(a: str, b: str, threshold: float) -> bool:
     """True when two topic phrases share at least ``threshold`` of the shorter one's stems."""
-    sa, sb = stems(a.split()), stems(b.split())
+    sa, sb = _topic_stems(a), _topic_stems(b)
     if not sa or not sb:
         return False
     return len(sa & sb) / min(len(sa), len(sb)) >= threshold
@@ -243,19 +253,28 @@ def find_correction(text: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=64)
+def _wanted(names: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(n.lower() for n in names)
+
+
 def _find_key(data: Any, names: Iterable[str], depth: int = 3) -> Any:
     """First non-empty value of any of ``names`` in nested mappings (breadth first)."""
-    wanted = {n.lower() for n in names}
+    if not data:
+        return None  # most turns carry no metadata: asked several times per turn
+    wanted = _wanted(names if isinstance(names, tuple) else tuple(names))
     layer: list[Any] = [data]
     for _ in range(depth):
         nested: list[Any] = []
         for item in layer:
-            if not isinstance(item, Mapping):
+            if not isinstance(item, (dict, Mapping)):
                 continue
             for key, value in item.items():
-                if str(key).lower() in wanted and value not in (None, "", [], {}):
+                if (key if isinstance(key, str) else str(key)).lower() in wanted \
+                        and value not in (None, "", [], {}):
                     return value
-            nested.extend(v for v in item.values() if isinstance(v, Mapping))
+                if isinstance(value, (dict, Mapping)):
+                    nested.append(value)
         layer = nested
     return None
 
@@ -311,7 +330,7 @@ def _turn_dir(turn: IndexedTurn) -> Path | None:
     named = _find_key(turn.extra or {}, _TURN_DIR_KEYS, depth=1)
     if isinstance(named, str):
         return Path(named)
-    if turn.file:
+    if turn.file and "turn_" in turn.file:  # only a turn folder's files can name one
         path = Path(turn.file)
         for candidate in (path, path.parent):
             if _TURN_DIR_RE.match(candidate.name):
@@ -319,7 +338,10 @@ def _turn_dir(turn: IndexedTurn) -> Path | None:
     return None
 
 
-def _contradiction(turn: IndexedTurn) -> str | None:
+_UNKNOWN = Path()
+
+
+def _contradiction(turn: IndexedTurn, folder: Path | None = _UNKNOWN) -> str | None:
     extra = turn.extra or {}
     flagged = _find_key(extra, _CONTRADICTION_KEYS)
     if flagged not in (None, False, 0, "false", "False"):
@@ -327,7 +349,8 @@ def _contradiction(turn: IndexedTurn) -> str | None:
     files = _find_key(extra, ("files",), depth=1)
     if isinstance(files, list) and any(str(f).endswith("prior_findings.md") for f in files):
         return "prior_findings.md listed in the turn folder"
-    folder = _turn_dir(turn)
+    if folder is _UNKNOWN:
+        folder = _turn_dir(turn)
     if folder is not None and folder.is_absolute():
         try:
             if (folder / "prior_findings.md").is_file():
@@ -338,15 +361,21 @@ def _contradiction(turn: IndexedTurn) -> str | None:
 
 
 def detect_signals(
-    turn: IndexedTurn, recent_topics: list[str], settings: Settings | None = None
+    turn: IndexedTurn, recent_topics: list[str], settings: Settings | None = None, *,
+    topic: str | None = None, folder: Path | None = _UNKNOWN,
 ) -> list[Signal]:
     """The signals a turn carries, given the topics of the recent window (pure, no I/O but a
-    possible ``prior_findings.md`` existence check in the turn's folder)."""
+    possible ``prior_findings.md`` existence check in the turn's folder).
+
+    ``topic`` and ``folder`` are the turn's ``turn_topic`` and ``_turn_dir`` when the caller
+    has them already.
+    """
     settings = settings or Settings()
     weights = _weights(settings)
     found: list[Signal] = []
     if turn.role == "user":
-        topic = turn_topic(turn.text)
+        if topic is None:
+            topic = turn_topic(turn.text)
         if topic:
             threshold = float(settings["signals.topic_overlap"])
             needed = int(settings["signals.topic_repeats"]) - 1
@@ -368,7 +397,7 @@ def detect_signals(
     detail = _knowledge_boundary(turn)
     if detail:
         found.append(Signal(KNOWLEDGE_BOUNDARY, weights[KNOWLEDGE_BOUNDARY], detail))
-    detail = _contradiction(turn)
+    detail = _contradiction(turn, folder)
     if detail:
         found.append(Signal(CONTRADICTION, weights[CONTRADICTION], detail))
     return found
@@ -426,6 +455,12 @@ class SignalAccumulator:
                 self.save()
             return updates
 
+    def counters(self) -> tuple[int, float, int]:
+        """(turns since the last batch, urgency, last batch turn) without copying the state."""
+        with self._lock:
+            state = self._state
+            return state.turns_since_last_batch, state.urgency_score, state.last_batch_turn
+
     def should_trigger(self) -> bool:
         """True when a batch is due: turns >= threshold OR urgency strictly > threshold."""
         return self.trigger_reason() is not None
@@ -472,8 +507,9 @@ class SignalAccumulator:
                 turn.number, False, (), state.urgency_score, state.turns_since_last_batch,
                 self.should_trigger(), self.trigger_reason(),
             )
-        found = detect_signals(turn, state.recent_topics, self.settings)
         exchange = _turn_dir(turn)
+        topic = turn_topic(turn.text) if turn.role == "user" else ""
+        found = detect_signals(turn, state.recent_topics, self.settings, topic=topic, folder=exchange)
         key = str(exchange) if exchange is not None else None
         if key is not None and key == self._last_exchange:
             # Same turn folder as the previous turn: its metadata was already counted.
@@ -481,23 +517,22 @@ class SignalAccumulator:
         self._last_exchange = key
         state.turns_since_last_batch += 1
         state.urgency_score = round(state.urgency_score + sum(s.weight for s in found), 6)
-        if turn.role == "user":
-            topic = turn_topic(turn.text)
-            if topic:
-                state.recent_topics.append(topic)
-                window = int(self.settings["signals.topic_window"])
-                del state.recent_topics[:-window]
+        if turn.role == "user" and topic:
+            state.recent_topics.append(topic)
+            window = int(self.settings["signals.topic_window"])
+            del state.recent_topics[:-window]
         for signal in found:
             log.info("turn %d of %s: signal %s +%.1f (%s)", turn.number, turn.user_id,
                      signal.name, signal.weight, signal.detail)
+        reason = self.trigger_reason()
         return SignalUpdate(
             turn.number,
             True,
             tuple(found),
             state.urgency_score,
             state.turns_since_last_batch,
-            self.should_trigger(),
-            self.trigger_reason(),
+            reason is not None,
+            reason,
         )
 
     def _load(self) -> SignalState:

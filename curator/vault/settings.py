@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from curator.vault.atomic import atomic_write_bytes, atomic_write_text, quarantine
+from curator.vault.atomic import atomic_write_bytes, quarantine
 from curator.vault.yamltext import dump as yaml_dump
 
 log = logging.getLogger(__name__)
@@ -250,6 +250,16 @@ OPTIONS: tuple[Option, ...] = (
         minimum=0.1,
         maximum=1.0,
         group="triggers",
+    ),
+    _opt(
+        "reflection.writer",
+        str,
+        "auto",
+        "Who words proposed memories: the model, or code (the model only chooses among the "
+        "person's own statements). auto: code for models under about a billion parameters, "
+        "whose own wording is too often made up.",
+        choices=("auto", "model", "choose"),
+        group="reflection",
     ),
     _opt(
         "micro.max_facts",
@@ -585,6 +595,8 @@ def load_settings(path: Path) -> tuple[Settings, list[str]]:
         messages.append(f"{path.name} could not be read ({exc}); kept aside as {aside.name}; "
                         f"the last good copy {backup_path(path).name} is in use")
         log.warning(messages[-1])
+    else:
+        _refresh_backup(path, raw_bytes)
     version = int(data.get("schema_version", 1) or 1)
     data = migrate(data)
     if version != SCHEMA_VERSION:
@@ -595,19 +607,34 @@ def load_settings(path: Path) -> tuple[Settings, list[str]]:
     return settings, messages + warnings
 
 
-def save_settings(path: Path, settings: Settings) -> None:
-    """Write ``curator.yaml`` atomically, keeping the current good version as the backup.
+def _refresh_backup(path: Path, good: bytes) -> None:
+    """Make ``good`` (bytes that parsed as settings) the last good copy, if it is not already.
 
-    The backup is only ever replaced by a file that parses as settings, so an empty or
+    The backup is the newest settings that were read or written whole, so a file emptied or
+    garbled later falls back to them and not to the generation before (which would forget
+    the source added last).
+    """
+    backup = backup_path(path)
+    try:
+        if backup.read_bytes() == good:
+            return
+    except OSError:
+        pass
+    try:
+        atomic_write_bytes(backup, good)
+    except OSError as exc:  # a read-only vault still loads its settings
+        log.debug("could not refresh %s: %s", backup, exc)
+
+
+def save_settings(path: Path, settings: Settings) -> None:
+    """Write ``curator.yaml`` atomically, and the same bytes as the last good copy.
+
+    The backup is only ever written with bytes that parse as settings, so an empty or
     broken ``curator.yaml`` can never overwrite the last good copy.
     """
     path = Path(path)
-    try:
-        current = path.read_bytes()
-        _parse(current)
-    except (OSError, ValueError):
-        pass
-    else:
-        atomic_write_bytes(backup_path(path), current)
     header = "# Memory Curator settings. Edit with care; `curator status` shows what is in effect.\n"
-    atomic_write_text(path, header + yaml_dump(settings.to_dict(), sort_keys=False, allow_unicode=True))
+    data = (header + yaml_dump(settings.to_dict(), sort_keys=False, allow_unicode=True)).encode("utf-8")
+    _parse(data)
+    atomic_write_bytes(path, data)
+    _refresh_backup(path, data)

@@ -123,3 +123,25 @@ def test_the_backup_is_never_overwritten_by_an_empty_file(tmp_path):
         engine.update_settings({})
     assert b"sources" in (vault / "curator.yaml.bak").read_bytes()
     assert load_settings(settings_file)[0].sources
+
+
+def test_the_fallback_is_the_newest_good_settings_not_the_generation_before(tmp_path):
+    vault, first = _vault_with_turns(tmp_path)
+    second = tmp_path / "more-chats"
+    second.mkdir()
+    (second / "b.jsonl").write_text('{"role": "user", "content": "hello"}\n')
+    with Engine(vault, triggers=False) as engine:
+        engine.add_source(second)  # the last change before the file is emptied
+    (vault / "curator.yaml").write_bytes(b"")
+    settings, warnings = load_settings(vault / "curator.yaml")
+    assert sorted(s.path for s in settings.sources) == sorted([str(first.resolve()), str(second.resolve())])
+    assert warnings and "last good copy" in warnings[0]
+
+
+def test_a_good_hand_edit_becomes_the_last_good_copy(tmp_path):
+    vault, _ = _settings_with_source(tmp_path)
+    settings_file = vault / "curator.yaml"
+    edited = settings_file.read_bytes() + b"\n# edited by hand\n"
+    settings_file.write_bytes(edited)
+    load_settings(settings_file)
+    assert (vault / "curator.yaml.bak").read_bytes() == edited

@@ -24,14 +24,17 @@ def setup(tmp_path):
 
 
 @pytest.mark.parametrize("bad", ["NaN", "Infinity", "-Infinity", 1e300, "9999999999999", -5, "3000-01-01T00:00:00Z"])
-def test_a_bad_timestamp_skips_its_line_and_the_rest_goes_on(setup, bad):
+def test_a_bad_timestamp_keeps_the_message_time_unknown_and_says_why(setup, bad):
     engine, source = setup
     (source / "a.jsonl").write_text(msg("user", "first line", "m1") + msg("user", "poisoned", "m2", ts=bad)
                                     + msg("assistant", "third line", "m3"))
     engine.add_source(source)
     report = engine.scan_all()
-    assert [t.text for t in report.added] == ["first line", "third line"]
-    assert any("timestamp" in p and "skipped" in p for p in report.problems)
+    # Never lose a word: the message stays, its impossible time does not.
+    assert [t.text for t in report.added] == ["first line", "poisoned", "third line"]
+    assert report.added[1].extra.get("time_unknown") is True
+    assert report.added[1].timestamp == report.added[0].timestamp  # ordered after the previous message
+    assert any("timestamp" in p and "time-unknown" in p for p in report.problems)
     # The ledger never holds what the index refuses: every later start, scan and reindex work.
     for record in TurnLedger(engine.paths).read("default"):
         assert record_problem(record) is None
@@ -125,3 +128,30 @@ def test_timestamp_checks():
     assert timestamp_problem(1_700_000_000) is None
     assert timestamp_problem(math.nan) and timestamp_problem(math.inf) and timestamp_problem(True)
     assert timestamp_problem(1e12) and timestamp_problem(-1)
+
+
+def test_a_deeply_nested_first_line_does_not_stop_detection_or_the_file(tmp_path):
+    source = tmp_path / "chats"
+    source.mkdir()
+    (source / "a.jsonl").write_text('{"role": "user", "content": "deep", "x": ' + "[" * 5000 + "]" * 5000 + "}\n"
+                                    + msg("user", "after the deep line", "m2"))
+    result = cli(tmp_path / "vault", "import", str(source))
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    assert "1 new turns" in result.stdout and "nested too deeply" in result.stdout
+
+
+def test_a_truncated_metadata_json_still_reads_the_turn_and_says_why(setup):
+    engine, source = setup
+    turn = source / "turn_000001"
+    turn.mkdir()
+    (turn / "context.md").write_text("## §0 Query\nWhere did I park the blue bicycle?\n")
+    (turn / "response.md").write_text("By the library.\n")
+    (turn / "metadata.json").write_text('{"timestamp": "2026-11-20T18:00:00Z", "session_id": "s')
+    engine.add_source(source)
+    report = engine.scan_all()
+    assert sorted(t.text for t in report.added) == ["By the library.", "Where did I park the blue bicycle?"]
+    assert any("metadata.json" in p and "not valid JSON" in p for p in report.problems)
+    assert all(t.extra.get("time_unknown") for t in report.added)
+    problems = engine.status()["sources"][0]["problems"]
+    assert any("metadata.json" in p for p in problems)

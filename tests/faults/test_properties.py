@@ -60,7 +60,8 @@ def _option_value(option):
 def any_settings(draw):
     values = {o.key: draw(_option_value(o)) for o in OPTIONS if draw(st.booleans())}
     sources = draw(st.lists(st.builds(SourceConfig, path=LINE.filter(bool), adapter=st.sampled_from(["jsonl"]),
-                                      user_id=st.sampled_from(["default", "ana"]), id=st.from_regex(r"[a-z]{3,8}", fullmatch=True),
+                                      user_id=st.sampled_from(["default", "ana"]),
+                                      id=st.from_regex(r"[a-z]{3,8}", fullmatch=True),
                                       enabled=st.booleans()), max_size=3))
     result = Settings()
     for key, value in values.items():

@@ -8,7 +8,13 @@ import shutil
 from curator.bench.context import BenchContext
 from curator.bench.report import Figure, SuiteOutcome
 from curator.bench.stats import median
-from curator.bench.vaults import bare_fts_insert, import_files, locomo_source, scale_vault
+from curator.bench.vaults import (
+    bare_fts_insert,
+    import_files,
+    locomo_source,
+    one_message_files,
+    scale_vault,
+)
 
 NAME = "ingest"
 
@@ -45,16 +51,35 @@ def run(ctx: BenchContext) -> SuiteOutcome:
         outcome.details["locomo"] = "no LoCoMo data: only the generated corpus is imported"
     size = ctx.sizes.ingest_corpus
     built, timings = scale_vault(ctx, size)
-    per_file = [n / s for n, s in timings if s > 0]
     total_turns, total_seconds = sum(n for n, _ in timings), sum(s for _, s in timings)
-    base = [len(built.texts) / bare_fts_insert(built.texts, ctx.workdir / "bare-fts.sqlite")]
+    if total_seconds > 0:
+        base = len(built.texts) / bare_fts_insert(built.texts, ctx.workdir / "bare-fts.sqlite")
+        (ctx.workdir / "bare-fts.sqlite").unlink(missing_ok=True)
+        outcome.figures.append(Figure(
+            NAME, f"first import of a {total_turns:,}-message history", "turns/s", total_turns / total_seconds,
+            n=1, baseline_name="bare FTS5 insert", baseline=base, better="higher",
+            note=f"Engine.import_path of the generated corpus folder ({ctx.sizes.ingest_files} files) into a "
+                 f"fresh vault with triggers on, {total_seconds:.1f} s; target >= 5,000 turns/s",
+        ))
+        ctx.log(f"ingest: first import of {total_turns:,} turns at {total_turns / total_seconds:,.0f} turns/s")
+    else:
+        outcome.details["corpus"] = "the corpus vault was already built by another suite in this run"
+    count = ctx.sizes.one_message_files
+    folder = ctx.workdir / f"one-message-files-{count}"
+    written = one_message_files(folder, count)
+    vault = ctx.workdir / "ingest-one-message-files"
+    shutil.rmtree(vault, ignore_errors=True)
+    (added, seconds), = import_files(vault, [folder])
+    if added != written:
+        raise RuntimeError(f"{written:,} one-message files gave {added:,} turns")
+    shutil.rmtree(vault, ignore_errors=True)
+    files_base = written / bare_fts_insert([f"message {i}" for i in range(written)], ctx.workdir / "bare-fts.sqlite")
     (ctx.workdir / "bare-fts.sqlite").unlink(missing_ok=True)
     outcome.figures.append(Figure(
-        NAME, f"generated corpus ({total_turns:,} turns, {len(timings)} files)", "turns/s", median(per_file),
-        n=len(per_file), baseline_name="bare FTS5 insert", baseline=median(base), better="higher",
-        note=f"median over files imported one after another into one growing vault; overall "
-             f"{total_turns / total_seconds:,.0f} turns/s in {total_seconds:.1f} s",
+        NAME, f"{written:,} one-message files", "files/s", written / seconds, n=1,
+        baseline_name="bare FTS5 insert of as many texts", baseline=files_base, better="higher",
+        note=f"one import of the folder, triggers on: {seconds:.1f} s in all (target: under 60 s for 20,000)",
     ))
-    outcome.details["corpus_files"] = [{"turns": n, "seconds": round(s, 3)} for n, s in timings]
-    ctx.log(f"ingest: corpus {total_turns:,} turns at {total_turns / total_seconds:,.0f} turns/s")
+    outcome.details["one_message_files"] = {"files": written, "seconds": round(seconds, 2)}
+    ctx.log(f"ingest: {written:,} one-message files in {seconds:.1f} s")
     return outcome

@@ -10,6 +10,8 @@ Everything staged is then scored (``curator.bench.observations``):
   observation's message and holds half of its content words;
 - precision: staged items that match a gold observation;
 - made-up rate: staged items with a name, number or date none of their cited turns holds;
+- flagged items (a planted instruction, a secret) are warnings shown to the person, not
+  proposals: they are listed apart and not scored;
 - seconds per session.
 
 The baseline, measured in the same run, needs no model: every first-person statement of a
@@ -68,6 +70,7 @@ class CaseResult:
     baseline: Score
     session_seconds: list[float] = field(default_factory=list)
     staged: list[dict[str, Any]] = field(default_factory=list)
+    flagged: list[dict[str, Any]] = field(default_factory=list)  # warnings, not proposals
     errors: list[str] = field(default_factory=list)
 
 
@@ -157,6 +160,11 @@ def reflect_case(ctx: BenchContext, case: Case, runtime: Any, work: Path) -> Cas
         engine.close()
     candidates = []
     for item in items:
+        if item["flagged"]:
+            # Shown to the person as a warning (a planted instruction, a secret), never offered
+            # as a memory: counted apart, not scored as a proposal.
+            result.flagged.append({**item})
+            continue
         cited = tuple(message_of[n] for n in item["source_turns"] if n in message_of)
         candidates.append(Candidate(f"{item['title']}. {item['text']}", cited))
         result.staged.append({**item, "cited": list(cited)})
@@ -216,7 +224,7 @@ def run(ctx: BenchContext) -> SuiteOutcome:
     outcome.details["cases"] = [{
         "case": r.label, "pipeline": r.pipeline.to_dict(), "baseline": r.baseline.to_dict(),
         "sessions": len(r.session_seconds), "made_up_examples": r.pipeline.made_up_examples,
-        "errors": r.errors[:10], "staged": r.staged,
+        "errors": r.errors[:10], "staged": r.staged, "flagged": r.flagged,
     } for r in results]
     outcome.details["sessions_per_conversation"] = ctx.sizes.rq_sessions or "all"
     return outcome

@@ -25,6 +25,7 @@ from curator.sources.turns import (
     EXTRA_TITLE,
     Turn,
 )
+from curator.sources.validation import timestamp_problem
 
 # How much of a file ``Adapter.claim`` gets to look at: enough for a header line or two.
 HEAD_BYTES = 16384
@@ -165,6 +166,13 @@ class ReadResult:
             extra[EXTRA_MESSAGE_ID] = message_id
         if fmt:
             extra[EXTRA_FORMAT] = fmt
+        if when is not None:
+            bad = timestamp_problem(when)
+            if bad is not None:
+                # A broken clock must not cost the words: the message is kept, time-unknown,
+                # and the reason is reported (a NaN here once broke the ledger for good).
+                self.problem(f"{turn.file} message {turn.position + 1}: {bad}; kept, marked time-unknown")
+                when = None
         if when is None:
             extra[EXTRA_TIME_UNKNOWN] = True
             self.time_unknown += 1
@@ -290,7 +298,7 @@ def head_lines(head: bytes, count: int = 3) -> list[Any]:
             continue
         try:
             found.append(json.loads(raw.decode("utf-8", "replace")))
-        except ValueError:
+        except (ValueError, RecursionError):  # a deeply nested line must not stop detection
             continue
     return found
 

@@ -27,6 +27,7 @@ from curator.sources.adapters.base import (
     stat_fingerprint,
 )
 from curator.sources.turns import Turn
+from curator.sources.validation import timestamp_problem
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 MAX_FILE_BYTES = 256 * 1024 * 1024
@@ -154,7 +155,7 @@ class Emitter:
         extra: dict[str, Any] | None = None,
     ) -> None:
         stand_in = self.last_time if self.last_time is not None else self.fallback
-        if when is not None:
+        if when is not None and timestamp_problem(when) is None:
             self.last_time = when
         turn = Turn(
             self.source_id, self.file_name, conversation, key, position, role, speaker,

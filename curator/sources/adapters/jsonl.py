@@ -47,8 +47,8 @@ def parse_timestamp(value: Any) -> float | None:
     """A timestamp as UTC epoch seconds (see ``timestamps.parse_time``), or None when absent.
 
     A value that is there but implausible (NaN, negative, far future) is passed through as
-    written, so ingest validation refuses the line with its reason instead of the line
-    quietly becoming time-unknown.
+    written, so ``ReadResult.add`` reports it by name and keeps the message time-unknown
+    instead of the line quietly becoming time-unknown.
     """
     parsed = parse_time(value)
     if parsed is not None or value is None or isinstance(value, bool):

@@ -3,8 +3,9 @@
 ``context.md`` is the whole decision record of a turn in sections §0 (the query) to §6
 (validation); ``response.md`` is the answer. A folder becomes two turns: the user query
 (§0, carrying the full context.md in ``Turn.context`` for keyword gates) and the response.
-A folder is read only when context.md and response.md exist and metadata.json, if present,
-parses; the watcher additionally waits until the folder's files stop changing.
+A folder is read once context.md and response.md exist (the watcher also waits until the
+folder's files stop changing); a metadata.json that does not parse is reported in the
+source's health and the turn is read without it.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from curator.sources.adapters.base import (
 )
 from curator.sources.adapters.jsonl import parse_timestamp
 from curator.sources.turns import EXTRA_TIME_UNKNOWN, Turn
+from curator.sources.validation import timestamp_problem
 
 log = logging.getLogger(__name__)
 
@@ -120,12 +122,18 @@ class TurnFolderAdapter(Adapter):
         if meta_path.is_file():
             try:
                 loaded = json.loads(meta_path.read_bytes().decode("utf-8"))
-            except (UnicodeDecodeError, ValueError):
-                # Written together with the core files: unparsable means not finished yet.
-                result.ready = False
-                return result
+            except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+                # The watcher reads a folder only once it stopped changing, so a metadata.json
+                # that does not parse now is broken, not unfinished: the turn's words are still
+                # read (time-unknown) and the health says why its metadata is missing.
+                reason = getattr(exc, "msg", None) or type(exc).__name__
+                result.problems.append(f"{where}/metadata.json: not valid JSON ({reason}); the turn is read "
+                                       "without it and will be read again when it changes")
+                loaded = {}
             if isinstance(loaded, dict):
                 metadata = loaded
+            else:
+                result.problems.append(f"{where}/metadata.json: not a JSON object; the turn is read without it")
         result.turns = self._turns(unit, where, source_id, texts, metadata)
         result.time_unknown = sum(1 for t in result.turns if not t.time_known)
         result.state = ReadState(fingerprint=self.fingerprint(unit))
@@ -141,6 +149,8 @@ class TurnFolderAdapter(Adapter):
         match = TURN_DIR_RE.match(unit.name)
         folder_number = int(match.group(1)) if match else 0
         stamp = parse_timestamp(metadata.get("timestamp"))
+        if stamp is not None and timestamp_problem(stamp) is not None:
+            stamp = None  # an impossible time is no time: the turn is kept, time-unknown
         time_unknown = stamp is None
         if stamp is None:
             # Only for ordering; the turn is marked time-unknown below, never shown as its time.

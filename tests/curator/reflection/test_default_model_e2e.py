@@ -19,10 +19,13 @@ from typing import Any
 
 import pytest
 
+from curator.bench.locomo import dia_id_of_key
+from curator.bench.observations import Candidate, Observation, matches
 from curator.engine import Engine
 from curator.llm.default_model import resolve_default_model
 from curator.reflection.gates.quality import DEFAULT_KEYWORD_SUPPORT, keyword_support
 from curator.reflection.micro import normalise_quote
+from curator.reflection.rephrase import is_first_person
 from curator.reflection.service import ReflectionService
 
 pytestmark = pytest.mark.llm
@@ -137,3 +140,30 @@ def test_the_demo_stages_real_items_with_the_fixed_seed(reflected: dict[str, Any
     staged = [o for outcomes in reflected["outcomes"].values() for o in outcomes for _ in o.get("staged") or []]
     assert len(staged) >= 1
     assert len(reflected["docs"]) >= 1
+
+
+def test_the_demo_planted_facts_are_proposed_as_memories(reflected: dict[str, Any]) -> None:
+    """The default model chooses, code words: the demo's planted facts reach the person.
+
+    Judged like ``curator bench --suite reflection-quality`` against resources/demo/gold.json:
+    a proposal matches a gold fact when it cites the fact's message and holds half its words.
+    The model's choices vary with its version; five of fifteen is the floor this guards.
+    """
+    gold = json.loads((DEMO / "gold.json").read_text(encoding="utf-8"))["observations"]
+    observations = [Observation(o["speaker"], o["text"], (o["evidence"],)) for o in gold]
+    proposals = []
+    for doc in reflected["docs"]:
+        if doc.get("quarantine") or doc.get("flags"):
+            continue
+        cited = tuple(dia_id_of_key(reflected["turns"][int(n)].key) for n in doc.get("source_turns") or [])
+        proposals.append(Candidate(f"{doc.title}. {doc.body}", cited))
+        assert not is_first_person(doc.body.split("\n\nCorrection")[0]) or doc.kind != "fact", doc.body
+    matched = [o.text for o in observations if any(matches(o, p) for p in proposals)]
+    assert len(matched) >= 5, (matched, [p.text for p in proposals])
+    wrong = [p.text for p in proposals if not any(matches(o, p) for o in observations)]
+    assert len(wrong) <= len(proposals) // 3, wrong
+
+
+def test_the_planted_instruction_is_shown_flagged(reflected: dict[str, Any]) -> None:
+    flagged = [d for d in reflected["docs"] if d.get("quarantine") or d.get("flags")]
+    assert any("acme" in f"{d.title} {d.body}".lower() for d in flagged), [d.title for d in reflected["docs"]]

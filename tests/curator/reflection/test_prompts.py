@@ -16,7 +16,7 @@ from curator.reflection.prompts import (
     read_prompt_file,
 )
 
-JOBS = ["batch_reflector", "context_summary", "contradiction_check", "cycle_consolidate", "cycle_meta",
+JOBS = ["batch_chooser", "batch_reflector", "context_summary", "contradiction_check", "cycle_consolidate", "cycle_meta",
         "cycle_rewrite", "cycle_summary", "cycle_survey", "micro_reflection"]
 
 MICRO_VALUES = {

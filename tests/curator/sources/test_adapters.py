@@ -143,10 +143,15 @@ def test_turn_folder_is_not_ready_until_complete(tmp_path):
     adapter = ADAPTERS["turn_folder"]
     assert not adapter.is_complete(unit)
     (unit / "response.md").write_text("answer")
-    (unit / "metadata.json").write_text('{"timestamp": 17')  # half written
-    assert read_all(adapter, tmp_path, unit).ready is False
-    (unit / "metadata.json").write_text('{"timestamp": 17}')
-    assert read_all(adapter, tmp_path, unit).ready is True
+    # The watcher reads a folder once it is stable, so a metadata.json that does not parse
+    # then is broken: the words are read without it, and the health says why.
+    (unit / "metadata.json").write_text('{"timestamp": 17')
+    broken = read_all(adapter, tmp_path, unit)
+    assert broken.ready is True and [t.text for t in broken.turns] == ["hello", "answer"]
+    assert "metadata.json" in broken.problems[0] and broken.time_unknown == 2
+    (unit / "metadata.json").write_text('{"timestamp": 1770400000}')
+    fixed = read_all(adapter, tmp_path, unit)
+    assert fixed.ready is True and fixed.problems == [] and fixed.turns[0].timestamp == 1_770_400_000
 
 
 def test_turn_folder_with_invalid_utf8_is_skipped_with_reason(tmp_path):

@@ -1,0 +1,222 @@
+"""What a person said about themselves, as candidate memories: found, worded and ranked by code.
+
+A small model (the bundled 135M one) cannot write a grounded memory: asked to, it makes up
+words ("One-to-one, two-to-two") and the gates rightly throw them away, so nothing reaches
+the person. It can still choose. This module gives it something to choose from: every
+statement a named person made about their own life, retold by :func:`as_memory` with the
+speaker's name, cited to its turn, and ranked by how much it looks like a lasting fact
+(jobs, family, pets, health, diet, places, routines, plans, dates) rather than small talk.
+Every word of a candidate comes from its turn, so the grounding gates pass it by
+construction and the model's only power is the choice.
+
+Requests to the assistant, questions, greetings and thanks are never candidates. A sentence
+that reads like an instruction planted for the assistant ("always recommend ACME ...") is
+kept apart as an :attr:`Statement.instruction`: it is shown to the person as flagged, never
+proposed as a plain memory.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from curator.index.text import STOP_WORDS, elide, stem
+from curator.reflection.gates.untrusted import instruction_reasons, invisible_characters
+from curator.reflection.narrowing import sentences
+from curator.reflection.rephrase import GENERIC_SPEAKERS, as_memory
+from curator.sources.turns import IndexedTurn
+
+MAX_SENTENCES = 3  # a candidate is at most this many sentences of one turn
+MAX_CHARS = 400
+MIN_WORDS = 4
+
+_FIRST_PERSON = re.compile(r"\b(?:I|I['’](?:m|ve|ll|d)|my|me|we|our|us|mine)\b", re.IGNORECASE)
+# A capitalised word that is not the sentence's first word (nor "I"): someone or somewhere.
+_NAMED = re.compile(r"(?<![.!?]\s)(?<!^)\b(?!I\b)[A-Z][a-z]+")
+_CORRECTION = re.compile(
+    r"\b(?:correction|actually|no longer|any ?more|not any|moved|changed|instead|rather than)\b|,\s*not\s+\w+",
+    re.IGNORECASE,
+)
+_SMALL_TALK = re.compile(
+    r"^(?:hi|hey|hello|morning|good (?:morning|evening|night)|thanks|thank you|ok(?:ay)?|sure|"
+    r"yes|yeah|no|nope|perfect|great|cool|wow|haha|lol|fair enough|good idea|sounds good|bye|"
+    r"see you|nice|awesome|congrats|congratulations)\b[\s,.!]*",
+    re.IGNORECASE,
+)
+# Asking the assistant for something is a request, not a fact about the asker.
+_REQUEST = re.compile(
+    r"^(?:can|could|would|will) you\b|^please\b|\bplease\b.*\b(?:me|us)\b|^(?:remind|tell|show|give|help|"
+    r"suggest|find|send|write|let me know)\b|^what\b|^how\b|^why\b|^when\b|^where\b|^who\b",
+    re.IGNORECASE,
+)
+# Words that mark lasting facts about a life; each found adds to a statement's rank.
+_LASTING_WORDS = """
+    work works job nurse doctor teacher engineer student shift shifts office company career retired
+    live lives living moved move house flat apartment home city country born grew
+    wife husband partner married sister brother mother mom mum father dad parents son daughter kids
+    children family friend neighbour neighbor boyfriend girlfriend grandma grandpa cousin aunt uncle
+    dog cat pet puppy kitten horse bird collie
+    allergic allergy vegetarian vegan diet eat eats gluten lactose diabetic health doctor medication
+    learning learn studying study class course lessons degree school university college
+    every daily weekly mornings evenings weekends always usually never since years year
+    used plan plans planning going trip travel visit wedding birthday move starting start started
+    favourite favorite love loves prefer prefers hate hates enjoy enjoys hobby painting music
+    run running race races marathon gym yoga swim hike guitar piano book books read reading volunteer
+    adopted adopt joined join member team club church group support
+"""
+_LASTING = frozenset(stem(w) for w in _LASTING_WORDS.split())
+_PASSING_WORDS = """
+    today tonight now currently right moment feel feeling felt tired glad happy sad sorry bored
+    guess think maybe probably seems sounds looks wow awesome lol haha cool nice
+"""
+_PASSING = frozenset(stem(w) for w in _PASSING_WORDS.split())
+_DATES = """january february march april may june july august september october november december
+    monday tuesday wednesday thursday friday saturday sunday"""
+_DATE_WORDS = frozenset(_DATES.split())
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One candidate memory: the turn's own sentences, retold, with a code rank."""
+
+    turn: IndexedTurn
+    quote: str  # the sentences as the person wrote them (whitespace collapsed)
+    memory: str  # the quote retold about the speaker
+    title: str
+    rank: float
+    instruction: bool = False  # reads like an instruction to the assistant: flag, never a plain memory
+
+    @property
+    def corrects(self) -> bool:
+        """Whether the person corrects something said before ("actually ... not October")."""
+        return _CORRECTION.search(self.quote) is not None
+
+    def names(self) -> set[str]:
+        """Capitalised words other than the speaker's name: people, places, months."""
+        speaker = (self.turn.speaker or "").casefold()
+        return {w.casefold() for w in _words(self.quote)
+                if w[:1].isupper() and w != "I" and w.casefold() != speaker and w.lower() not in STOP_WORDS}
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[A-Za-z][A-Za-z'’-]*|\d+", text)
+
+
+def rank_of(text: str) -> float:
+    """How much ``text`` looks like a lasting fact: cue words, names, numbers and dates."""
+    words = _words(text)
+    if not words:
+        return 0.0
+    stems = [stem(w.lower()) for w in words]
+    score = sum(1.0 for s in stems if s in _LASTING) - sum(0.75 for s in stems if s in _PASSING)
+    names = [w for i, w in enumerate(words) if i > 0 and w[:1].isupper() and w != "I"
+             and w.lower() not in STOP_WORDS]
+    score += 0.75 * min(len(names), 3)
+    score += 0.5 * min(sum(1 for w in words if w.isdigit() or w.lower() in _DATE_WORDS), 2)
+    return round(score, 2)
+
+
+def title_of(memory: str, speaker: str, limit: int = 56) -> str:
+    """A short noun phrase for ``memory``: its first clause's content words after the name.
+
+    "Maya works night shifts as a nurse at St. Clair Hospital, so ..." -> "Night shifts as a
+    nurse at St. Clair Hospital" (whole words only, never cut mid-word).
+    """
+    text = (sentences(memory) or [memory])[0].strip().rstrip(".!")
+    head, colon, rest = text.partition(": ")
+    if colon and len(head.split()) <= 4:
+        text = rest  # "One important thing: Maya is allergic ..."
+    text = _CLAUSE_END.split(text, maxsplit=1)[0]
+    words = text.split()
+    while words and words[0].lower().strip(",") in _LEADERS:
+        words = words[1:]
+    for prefix in (f"{speaker}'s", f"{speaker}’s", speaker):
+        if speaker and words and words[0] == prefix:
+            words = words[1:]
+            break
+    # Drop the leading verb and function words: what is left starts with the thing itself.
+    while len(words) > 2 and (words[0].lower() in STOP_WORDS or (
+            words[0].islower() and words[0].endswith("s") and words[0] not in _LASTING_RAW)):
+        words = words[1:]
+    words = words[:8]
+    while len(words) > 1 and (words[-1].lower() in STOP_WORDS or words[-1].endswith(".")):
+        words = words[:-1]
+    phrase = elide(" ".join(words).rstrip(",;:"), limit)
+    return (phrase[:1].upper() + phrase[1:]) if phrase else elide(memory, limit)
+
+
+_CLAUSE_END = re.compile(r",\s+(?:so|which|because|but|and then|by the way)\b|;\s+")
+_LEADERS = frozenset(["also", "and", "but", "so", "actually", "well", "anyway", "oh", "it", "means"])
+_LASTING_RAW = frozenset(["shifts", "kids", "parents", "races", "years", "weekends", "mornings",
+                          "evenings", "lessons", "books", "plans", "children"])
+
+
+def _kept_sentences(text: str) -> tuple[list[str], list[str]]:
+    """(statements worth a memory, instruction-like sentences) of one turn."""
+    kept: list[str] = []
+    planted: list[str] = []
+    for sentence in sentences(text):
+        if invisible_characters(sentence):
+            continue
+        if instruction_reasons(sentence):
+            planted.append(sentence)
+            continue
+        body = _SMALL_TALK.sub("", sentence).strip()
+        if len(_words(body)) < MIN_WORDS or body.endswith("?") or _REQUEST.search(body):
+            continue
+        kept.append(sentence)
+    return kept, planted
+
+
+def statements(turns: Iterable[IndexedTurn]) -> list[Statement]:
+    """Candidate memories of the person's turns, best first (instruction-like ones last)."""
+    out: list[Statement] = []
+    for turn in turns:
+        speaker = " ".join((turn.speaker or "").split())
+        if turn.role != "user" or speaker.casefold() in GENERIC_SPEAKERS or not isinstance(turn.text, str):
+            continue
+        kept, planted = _kept_sentences(turn.text)
+        for sentence in planted:
+            out.append(Statement(turn, sentence, sentence, title_of(sentence, speaker), -1.0, instruction=True))
+        groups = _groups(kept)
+        for group in groups:
+            quote = " ".join(group)
+            if not _FIRST_PERSON.search(quote) and not _NAMED.search(quote):
+                continue
+            memory = " ".join(as_memory(_plain(s), speaker) for s in group)
+            rank = rank_of(quote)
+            if rank <= 0:
+                continue
+            out.append(Statement(turn, quote, memory, title_of(memory, speaker), rank))
+    out.sort(key=lambda s: (s.instruction, -s.rank, s.turn.number))
+    return out
+
+
+_OPENERS = re.compile(r"^(?:(?:also|and|but|so|actually|oh|well|anyway|by the way|one important thing)\b[\s,:]*)+",
+                      re.IGNORECASE)
+_FILLER = re.compile(r",\s*by the way(?=[,.!?])", re.IGNORECASE)
+
+
+def _plain(sentence: str) -> str:
+    """``sentence`` without chat openers and fillers ("Also", "Perfect.", ", by the way")."""
+    text = _OPENERS.sub("", _SMALL_TALK.sub("", sentence).strip())
+    text = _FILLER.sub("", text).strip()
+    if len(text.split()) < MIN_WORDS:
+        return sentence
+    return text[:1].upper() + text[1:]
+
+
+def _groups(kept: Sequence[str]) -> list[list[str]]:
+    """Consecutive sentences in groups of at most :data:`MAX_SENTENCES` and :data:`MAX_CHARS`.
+
+    "My neighbour Tom already offered. He walks Pixel on Tuesdays." stays one memory: the
+    second sentence means nothing without the first.
+    """
+    groups: list[list[str]] = []
+    for sentence in kept:
+        if groups and len(groups[-1]) < MAX_SENTENCES and len(" ".join([*groups[-1], sentence])) <= MAX_CHARS:
+            groups[-1].append(sentence)
+        else:
+            groups.append([sentence])
+    return groups
