@@ -84,7 +84,8 @@ class EvidenceView(QWidget):
                       missing: Sequence[int] = ()) -> None:
         """Show the cited ``turns`` for an item whose text is ``claim``."""
         self._claim, self._quote, self._cited = claim, quote, list(turns)
-        result = support(claim, [t.text for t in self._cited])
+        # The speaker's name is part of the turn (its author), as the gates count it.
+        result = support(claim, [t.text for t in self._cited] + [t.speaker for t in self._cited])
         parts = [f"{result.ratio:.0%} of the item's content words appear in its turns"]
         if result.unsupported:
             parts.append("not found: " + ", ".join(result.unsupported[:12]))
