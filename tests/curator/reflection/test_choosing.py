@@ -8,7 +8,8 @@ from fakes.reflection import USER, FakeTurns, ScriptedModel, add_knowledge
 
 from curator.clock import ManualClock
 from curator.engine import Engine
-from curator.reflection.batch import BatchReflector, choices
+from curator.reflection.batch import BatchReflector
+from curator.reflection.choosing import choices
 from curator.reflection.knowledge import VaultKnowledgeIndex
 from curator.reflection.micro import MicroReflector, entries_from_turns
 from curator.reflection.narrowing import ChoiceNarrowing
