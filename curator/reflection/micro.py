@@ -386,10 +386,11 @@ class MicroReflector:
             item.title = f"Correction: {short(target.title, 60)}"
             new_text = fact.fact
             if self.writer == "choose":
-                # Code cannot merge two sentences: the old text stays, the correction follows.
-                cited = ", ".join(map(str, item.source_turns))
-                new_text = f"{target.text.rstrip()}\n\nCorrection (turn {cited}): {fact.fact}"
+                # Code cannot merge two sentences: the old text stays and the correction follows,
+                # each in the person's own words; both texts' turns are cited.
+                new_text = f"{target.text.rstrip()}\n\n{fact.fact}"
                 item.text = new_text
+                item.source_turns = sorted(set(item.source_turns) | set(target.source_turns))
             item.fields.update({"target_id": target.doc_id, "target_title": target.title, "old_text": target.text,
                                 "new_text": new_text, "target_hash": target.content_hash,
                                 "target_confidence": target.confidence, "supersedes": fact.supersedes,
