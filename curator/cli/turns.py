@@ -11,10 +11,13 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from curator.cli.main import CliError, emit, vault_of
 from curator.clock import iso_utc
+
+if TYPE_CHECKING:
+    from curator.engine import Engine
 
 TIME_UNKNOWN = "time_unknown"
 
@@ -65,7 +68,7 @@ def _row(turn: Any, number: int | None, status: str) -> TurnRow:
                    turn.role, turn.speaker, turn.timestamp if known else None, turn.text, status)
 
 
-def collect(engine: Any, source_ref: str | None, conversation: str | None,
+def collect(engine: Engine, source_ref: str | None, conversation: str | None,
             statuses: tuple[str, ...]) -> tuple[list[TurnRow], list[str]]:
     """The turns of one source (or all), in conversation order; and notes for the reader."""
     from curator.engine import SourceError

@@ -1,12 +1,14 @@
-"""Words: tokenising, stop words and a light stemmer shared by search, signals and gates.
+"""Words: tokenising, stop words and the stemmer shared by search, signals and gates.
 
-The index's full-text engine stems with SQLite's Porter tokenizer; this module gives the same
-idea in Python for code that compares texts directly (gates, dedup, topic overlap).
+The index's full-text engine stems with SQLite FTS5's porter tokenizer (``FTS_TOKENIZER``);
+``stem`` gives the same stems in Python for code that compares texts directly (gates,
+dedup, topic overlap), so a word the gates accept is one search finds.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
 
@@ -255,39 +257,191 @@ def tokenize(text: str) -> list[str]:
     return [m.group(0).lower().replace("’", "'") for m in WORD_RE.finditer(text)]
 
 
+# The index's full-text tokenizer (SQLite FTS5): unicode61 splits and folds, porter stems.
+# ``stem`` below gives the same stems in Python, so gates and search agree on what matches.
+FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
+
+# FTS5's porter tokenizer passes tokens outside these byte lengths through unchanged.
+_PORTER_MIN_BYTES, _PORTER_MAX_BYTES = 3, 64
+
+
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """A light English suffix stripper (plural, -ing, -ed, -ly); stable and cheap.
+    """The stem FTS5's porter tokenizer gives ``word`` (Porter's 1980 algorithm).
 
-    Cached: conversations repeat their words, and signals, gates and dedup stem every one.
+    The word is folded as unicode61 folds it (lower case, Latin diacritics removed); a
+    possessive ``'s`` is dropped, since unicode61 splits it off as its own token. Cached:
+    conversations repeat their words, and signals, gates and dedup stem every one.
     """
-    w = word.lower()
-    if w.endswith("'s"):
+    w = fold(word)
+    if w.endswith(("'s", "’s")):
         w = w[:-2]
-    if len(w) <= 3:
+    raw = w.encode("utf-8")
+    if not _PORTER_MIN_BYTES <= len(raw) <= _PORTER_MAX_BYTES:
         return w
-    for suffix, replacement in (
-        ("ies", "y"),
-        ("sses", "ss"),
-        ("ness", ""),
-        ("ment", ""),
-        ("ing", ""),
-        ("edly", ""),
-        ("ed", ""),
-        ("ly", ""),
-        ("es", ""),
-        ("s", ""),
-    ):
-        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
-            if suffix == "s" and w.endswith(("ss", "us", "is")):
-                return w
-            w = w[: len(w) - len(suffix)] + replacement
-            break
-    if len(w) > 4 and w[-1] == w[-2] and w[-1] not in "lsz":
-        w = w[:-1]
-    if w.endswith("e") and len(w) > 4:
-        w = w[:-1]
-    return w
+    return _Porter(raw).stem().decode("utf-8", "ignore")
+
+
+def fold(word: str) -> str:
+    """``word`` in lower case without the diacritics of Latin letters (``Café`` -> ``cafe``)."""
+    lower = word.lower()
+    if lower.isascii():
+        return lower
+    out: list[str] = []
+    for ch in unicodedata.normalize("NFD", lower):
+        if unicodedata.combining(ch) and out and out[-1].isascii():
+            continue  # a mark on a Latin base letter
+        out.append(ch)
+    return unicodedata.normalize("NFC", "".join(out))
+
+
+_VOWELS = frozenset(b"aeiou")
+
+
+class _Porter:
+    """One word (UTF-8 bytes, as SQLite sees it) through Porter's steps 1a to 5b."""
+
+    def __init__(self, word: bytes) -> None:
+        self.b = bytearray(word)
+
+    def stem(self) -> bytes:
+        for step in (self._step1a, self._step1b, self._step1c, self._step2, self._step3, self._step4,
+                     self._step5):
+            step()
+        return bytes(self.b)
+
+    # ---- The letters of a word
+
+    def _consonant(self, i: int) -> bool:
+        ch = self.b[i]
+        if ch in _VOWELS:
+            return False
+        if ch == ord("y"):
+            return i == 0 or not self._consonant(i - 1)
+        return True
+
+    def _measure(self, end: int) -> int:
+        """Porter's m: the number of vowel-consonant runs in ``b[:end]``."""
+        m, i = 0, 0
+        while i < end and self._consonant(i):
+            i += 1
+        while i < end:
+            while i < end and not self._consonant(i):
+                i += 1
+            if i >= end:
+                break
+            while i < end and self._consonant(i):
+                i += 1
+            m += 1
+        return m
+
+    def _has_vowel(self, end: int) -> bool:
+        return any(not self._consonant(i) for i in range(end))
+
+    def _double_consonant(self, end: int) -> bool:
+        return end >= 2 and self.b[end - 1] == self.b[end - 2] and self._consonant(end - 1)
+
+    def _cvc(self, end: int) -> bool:
+        """``b[:end]`` ends consonant-vowel-consonant, the last not w, x or y (as in hop, not how)."""
+        if end < 3 or not self._consonant(end - 1) or self._consonant(end - 2) or not self._consonant(end - 3):
+            return False
+        return self.b[end - 1] not in b"wxy"
+
+    def _ends(self, suffix: bytes) -> bool:
+        return len(self.b) > len(suffix) and self.b.endswith(suffix)
+
+    def _replace(self, suffix: bytes, replacement: bytes) -> None:
+        self.b[len(self.b) - len(suffix):] = replacement
+
+    def _first_rule(self, rules: tuple[tuple[bytes, bytes], ...], min_m: int) -> None:
+        """Apply the first rule whose suffix the word ends with, when its stem's m > ``min_m``."""
+        for suffix, replacement in rules:
+            if self._ends(suffix):
+                if self._measure(len(self.b) - len(suffix)) > min_m:
+                    self._replace(suffix, replacement)
+                return
+
+    # ---- The steps
+
+    def _step1a(self) -> None:
+        if self._ends(b"sses"):
+            self._replace(b"sses", b"ss")
+        elif self._ends(b"ies"):
+            self._replace(b"ies", b"i")
+        elif self._ends(b"s") and not self._ends(b"ss"):
+            self._replace(b"s", b"")
+
+    def _step1b(self) -> None:
+        if self._ends(b"eed"):
+            if self._measure(len(self.b) - 3) > 0:
+                self._replace(b"eed", b"ee")
+            return
+        for suffix in (b"ed", b"ing"):
+            if self._ends(suffix) and self._has_vowel(len(self.b) - len(suffix)):
+                self._replace(suffix, b"")
+                self._step1b_tidy()
+                return
+
+    def _step1b_tidy(self) -> None:
+        """After -ed/-ing: restore an e (hopp -> hop, hop -> hope) or add one (conflat -> conflate)."""
+        for end, full in ((b"at", b"ate"), (b"bl", b"ble"), (b"iz", b"ize")):
+            if self.b.endswith(end):
+                self._replace(end, full)
+                return
+        n = len(self.b)
+        if self._double_consonant(n):
+            if self.b[-1] not in b"lsz":
+                del self.b[-1]
+        elif self._measure(n) == 1 and self._cvc(n):
+            self.b += b"e"
+
+    def _step1c(self) -> None:
+        if self._ends(b"y") and self._has_vowel(len(self.b) - 1):
+            self.b[-1] = ord("i")
+
+    def _step2(self) -> None:
+        self._first_rule(_STEP2, 0)
+
+    def _step3(self) -> None:
+        self._first_rule(_STEP3, 0)
+
+    def _step4(self) -> None:
+        for suffix in _STEP4:
+            if self._ends(suffix):
+                stem_end = len(self.b) - len(suffix)
+                if suffix == b"ion" and self.b[stem_end - 1] not in b"st":
+                    return
+                if self._measure(stem_end) > 1:
+                    del self.b[stem_end:]
+                return
+
+    def _step5(self) -> None:
+        n = len(self.b)
+        if self.b.endswith(b"e"):
+            m = self._measure(n - 1)
+            if m > 1 or (m == 1 and not self._cvc(n - 1)):
+                del self.b[-1]
+        n = len(self.b)
+        if self.b.endswith(b"ll") and self._measure(n) > 1:
+            del self.b[-1]
+
+
+# Longer suffixes first where one ends another (ization before ation): the first match wins.
+_STEP2: tuple[tuple[bytes, bytes], ...] = (
+    (b"ational", b"ate"), (b"tional", b"tion"), (b"enci", b"ence"), (b"anci", b"ance"),
+    (b"izer", b"ize"), (b"logi", b"log"), (b"bli", b"ble"), (b"alli", b"al"), (b"entli", b"ent"),
+    (b"eli", b"e"), (b"ousli", b"ous"), (b"ization", b"ize"), (b"ation", b"ate"), (b"ator", b"ate"),
+    (b"alism", b"al"), (b"iveness", b"ive"), (b"fulness", b"ful"), (b"ousness", b"ous"),
+    (b"aliti", b"al"), (b"iviti", b"ive"), (b"biliti", b"ble"),
+)
+_STEP3: tuple[tuple[bytes, bytes], ...] = (
+    (b"icate", b"ic"), (b"ative", b""), (b"alize", b"al"), (b"iciti", b"ic"), (b"ical", b"ic"),
+    (b"ful", b""), (b"ness", b""),
+)
+_STEP4: tuple[bytes, ...] = (
+    b"al", b"ance", b"ence", b"er", b"ic", b"able", b"ible", b"ant", b"ement", b"ment", b"ent",
+    b"ion", b"ou", b"ism", b"ate", b"iti", b"ous", b"ive", b"ize",
+)
 
 
 def content_words(text: str) -> list[str]:

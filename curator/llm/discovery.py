@@ -15,7 +15,7 @@ import logging
 import os
 import re
 import sys
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -188,19 +188,27 @@ def _is_listable_gguf(name: str) -> bool:
 
 
 def _walk_tree(root: Path, max_depth: int) -> Iterator[Path]:
-    """GGUF files under ``root``, breadth-first, bounded in depth and entries visited."""
+    """GGUF files under ``root`` (linked folders followed, hidden ones skipped)."""
+    return _walk(root, max_depth, _is_listable_gguf, follow_links=True)
+
+
+def _walk(root: Path, max_depth: int, accept: Callable[[str], bool], *, follow_links: bool) -> Iterator[Path]:
+    """Files under ``root`` whose name ``accept`` takes, breadth-first, bounded in depth and in
+    entries visited. ``follow_links`` descends into linked folders (each real folder once)
+    and skips hidden ones; without it, links to folders are never followed."""
     seen_dirs: set[str] = set()
     queue: list[tuple[Path, int]] = [(root, 0)]
     visited = 0
     while queue:
         folder, depth = queue.pop(0)
-        try:
-            real = os.path.realpath(folder)
-        except OSError:
-            continue
-        if real in seen_dirs:
-            continue
-        seen_dirs.add(real)
+        if follow_links:
+            try:
+                real = os.path.realpath(folder)
+            except OSError:
+                continue
+            if real in seen_dirs:
+                continue
+            seen_dirs.add(real)
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError:
@@ -211,10 +219,10 @@ def _walk_tree(root: Path, max_depth: int) -> Iterator[Path]:
                 log.info("model search stopped early in %s (more than %d entries)", root, visited)
                 return
             try:
-                if entry.is_dir():
-                    if depth < max_depth and not entry.name.startswith("."):
+                if entry.is_dir(follow_symlinks=follow_links):
+                    if depth < max_depth and not (follow_links and entry.name.startswith(".")):
                         queue.append((Path(entry.path), depth + 1))
-                elif _is_listable_gguf(entry.name) and entry.is_file():
+                elif accept(entry.name) and entry.is_file():
                     yield Path(entry.path)
             except OSError:
                 continue
@@ -227,7 +235,7 @@ def _ollama_models(models_dir: Path) -> Iterator[tuple[str, Path]]:
     if not manifests.is_dir():
         return
     # manifests/<registry>/<namespace>/<model>/<tag>
-    for manifest in _walk_files(manifests, max_depth=4):
+    for manifest in _walk(manifests, 4, lambda _name: True, follow_links=False):
         parts = manifest.relative_to(manifests).parts
         if len(parts) != 4:
             continue
@@ -259,29 +267,6 @@ def _ollama_models(models_dir: Path) -> Iterator[tuple[str, Path]]:
             if blob.is_file():
                 yield name, blob
             break
-
-
-def _walk_files(root: Path, max_depth: int) -> Iterator[Path]:
-    queue: list[tuple[Path, int]] = [(root, 0)]
-    visited = 0
-    while queue:
-        folder, depth = queue.pop(0)
-        try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
-        except OSError:
-            continue
-        for entry in entries:
-            visited += 1
-            if visited > MAX_ENTRIES_PER_ROOT:
-                return
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    if depth < max_depth:
-                        queue.append((Path(entry.path), depth + 1))
-                elif entry.is_file():
-                    yield Path(entry.path)
-            except OSError:
-                continue
 
 
 def _hf_models(hub: Path) -> Iterator[tuple[str, Path]]:

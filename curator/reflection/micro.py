@@ -181,6 +181,22 @@ def too_small(entries: Sequence[MicroEntry]) -> str:
     return ""
 
 
+@dataclass
+class _Reading:
+    """What checking one reply's facts needs: the excerpt, its authors, the known facts."""
+
+    user_id: str
+    trigger: str
+    excerpt: Excerpt
+    excerpt_norm: str
+    authors: list[str]
+    name_to_id: dict[str, str]
+    existing: list[KnowledgeDoc]
+    gates: QualityGates
+    threshold: float
+    seen: set[str] = field(default_factory=set)  # facts and quotes of this reply already taken
+
+
 class MicroReflector:
     """Runs micro-reflections for the users of one vault (blocking; for the model worker)."""
 
@@ -278,109 +294,120 @@ class MicroReflector:
             result.rejections.append(
                 Rejection(f"facts: {short(extra.fact, 70)}", "cap", f"more than {max_facts} facts")
             )
-        gates = QualityGates(user_id, _NoTurns(), self.knowledge, self.rejected)
-        threshold = float(setting(self.settings, "gates.keyword_support") or DEFAULT_KEYWORD_SUPPORT)
-        excerpt_norm = normalise_quote(excerpt.text)
-        single_author = name_to_id.get(authors[0].casefold()) if len(authors) == 1 else None
+        reading = _Reading(
+            user_id=user_id, trigger=trigger, excerpt=excerpt, excerpt_norm=normalise_quote(excerpt.text),
+            authors=authors, name_to_id=name_to_id, existing=existing,
+            gates=QualityGates(user_id, _NoTurns(), self.knowledge, self.rejected),
+            threshold=float(setting(self.settings, "gates.keyword_support") or DEFAULT_KEYWORD_SUPPORT),
+        )
         passing: list[Proposal] = []
-        seen: set[str] = set()
         for fact in output.facts[:max_facts]:
-            speaker = fact.subject_name.strip() or (authors[0] if len(authors) == 1 else "")
-            if fact.subject == "author" and speaker and is_first_person(fact.fact):
-                # A copied "I ..." sentence reads as a memory about its author; gates judge the result.
-                fact.fact = as_memory(fact.fact, speaker)
-            title = title_of(fact.fact, speaker) if self.writer == "choose" else elide(fact.fact, 80)
-            item = Proposal("fact", "facts", title, fact.fact, "Facts", notes=list(fact.notes))
-            # A small model repeats itself: the same fact twice in one reply is one proposal.
-            # Two facts resting on the same quote are one item too.
-            keys = {normalise_quote(fact.fact), "quote:" + normalise_quote(fact.evidence)} - {"quote:"}
-            if keys & seen:
-                result.rejections.append(Rejection(item.label(), "dedup", "repeats an earlier fact of the same reply"))
-                continue
-            quote = normalise_quote(fact.evidence)
-            if not quote or quote not in excerpt_norm:
-                result.rejections.append(
-                    Rejection(
-                        item.label(),
-                        "evidence",
-                        "evidence quote does not occur in the excerpt"
-                        if quote
-                        else "no evidence quote",
-                    )
-                )
-                continue
-            item.gates.append("evidence")
-            subject_id = ""
-            if fact.subject == "author":
-                # An unnamed author falls back to the only author (seed 003); a name that is not an
-                # author of the excerpt never does - that would pin someone else's fact on them.
-                name = fact.subject_name.strip().casefold()
-                subject_id = name_to_id.get(name, "") if name else (single_author or "")
-                if not subject_id:
-                    result.rejections.append(
-                        Rejection(
-                            item.label(),
-                            "subject",
-                            f"author {short(fact.subject_name, 30)!r} is not in the excerpt",
-                        )
-                    )
-                    continue
-            item.cited = [e.turn for e in excerpt.entries if e.turn is not None and quote in normalise_quote(e.content)]
-            item.source_turns = [t.number for t in item.cited]
-            # A real quote does not make the fact true: the fact's own words must be in the
-            # turns the quote came from, as the batch keyword gate demands of batch items.
-            support = keyword_support(fact.fact, item.cited, threshold)
-            if item.cited and not support.passed:
-                # The model copied one sentence and cited another: code may cite the right one.
-                people = [e.turn for e in excerpt.entries if e.turn is not None and not e.is_bot]
-                moved = reground(fact.fact, people, threshold)
-                if moved is not None:
-                    item.cited = [t for t in people if t.number == moved.turn]
-                    item.source_turns = [moved.turn]
-                    fact.evidence = moved.quote
-                    item.notes.append(f"evidence re-cited by code: turn {moved.turn}")
-                    support = keyword_support(fact.fact, item.cited, threshold)
-            if item.cited and not support.passed:
-                result.rejections.append(Rejection(item.label(), support.gate, support.reason))
-                continue
-            if item.cited:
-                item.gates.append("keyword")
-            item.fields.update({"subject": fact.subject, "subject_name": fact.subject_name, "subject_id": subject_id,
-                                "fact_type": fact.type, "evidence": fact.evidence,
-                                "model_confidence": round(fact.confidence, 2), "trigger": trigger})
-            rejection = gates.rejected_before(item)
-            if rejection is not None:
-                result.rejections.append(rejection)
-                continue
-            target = self._superseded(fact.supersedes, existing)
-            if target is None and fact.supersedes.strip():
-                target = self._superseded(fact.supersedes, self.knowledge.search(user_id, fact.supersedes, limit=5))
-            if target is not None:
-                item.kind, item.section, item.category = "correction", "facts", "Corrections"
-                item.title = f"Correction: {short(target.title, 60)}"
-                new_text = fact.fact
-                if self.writer == "choose":
-                    # Code cannot merge two sentences: the old text stays, the correction follows.
-                    cited = ", ".join(map(str, item.source_turns))
-                    new_text = f"{target.text.rstrip()}\n\nCorrection (turn {cited}): {fact.fact}"
-                    item.text = new_text
-                item.fields.update({"target_id": target.doc_id, "target_title": target.title, "old_text": target.text,
-                                    "new_text": new_text, "target_hash": target.content_hash,
-                                    "target_confidence": target.confidence, "supersedes": fact.supersedes,
-                                    "target_staged": target.kind == "staged-fact"})
-            elif not route_contradiction(item, user_id, self.knowledge, self.detector):
-                if fact.supersedes:
-                    item.notes.append("supersedes did not match any existing fact")
-                rejection = gates.dedup(item)
-                if rejection is not None:
-                    result.rejections.append(rejection)
-                    continue
-            item.confidence = confidence_for(item.cited) if item.cited else 0.60
-            flag(item, [fact.evidence, fact.subject_name],
-                 batch=[(e.turn.number, e.turn.text) for e in excerpt.entries if e.turn is not None])
-            seen.update(keys)
-            passing.append(item)
+            verdict = self._judge(reading, fact)
+            if isinstance(verdict, Rejection):
+                result.rejections.append(verdict)
+            else:
+                passing.append(verdict)
+        self._stage(user_id, passing, reply, result)
+        return result
 
+    def _judge(self, reading: _Reading, fact: MicroFact) -> Proposal | Rejection:
+        """``fact`` as a proposal that passed every check, or why it was rejected."""
+        authors = reading.authors
+        speaker = fact.subject_name.strip() or (authors[0] if len(authors) == 1 else "")
+        if fact.subject == "author" and speaker and is_first_person(fact.fact):
+            # A copied "I ..." sentence reads as a memory about its author; gates judge the result.
+            fact.fact = as_memory(fact.fact, speaker)
+        title = title_of(fact.fact, speaker) if self.writer == "choose" else elide(fact.fact, 80)
+        item = Proposal("fact", "facts", title, fact.fact, "Facts", notes=list(fact.notes))
+        # A small model repeats itself: the same fact twice in one reply is one proposal.
+        # Two facts resting on the same quote are one item too.
+        keys = {normalise_quote(fact.fact), "quote:" + normalise_quote(fact.evidence)} - {"quote:"}
+        if keys & reading.seen:
+            return Rejection(item.label(), "dedup", "repeats an earlier fact of the same reply")
+        grounded = self._ground(reading, fact, item)
+        if isinstance(grounded, Rejection):
+            return grounded
+        item.fields.update({"subject": fact.subject, "subject_name": fact.subject_name, "subject_id": grounded,
+                            "fact_type": fact.type, "evidence": fact.evidence,
+                            "model_confidence": round(fact.confidence, 2), "trigger": reading.trigger})
+        rejection = reading.gates.rejected_before(item) or self._route(reading, fact, item)
+        if rejection is not None:
+            return rejection
+        item.confidence = confidence_for(item.cited) if item.cited else 0.60
+        flag(item, [fact.evidence, fact.subject_name],
+             batch=[(e.turn.number, e.turn.text) for e in reading.excerpt.entries if e.turn is not None])
+        reading.seen.update(keys)
+        return item
+
+    def _ground(self, reading: _Reading, fact: MicroFact, item: Proposal) -> str | Rejection:
+        """Check the evidence quote, the subject and the keywords; the subject's user id ('' when
+        the fact is not about an author), or why the fact is not grounded in the excerpt."""
+        quote = normalise_quote(fact.evidence)
+        if not quote or quote not in reading.excerpt_norm:
+            return Rejection(item.label(), "evidence",
+                             "evidence quote does not occur in the excerpt" if quote else "no evidence quote")
+        item.gates.append("evidence")
+        subject_id = ""
+        if fact.subject == "author":
+            # An unnamed author falls back to the only author (seed 003); a name that is not an
+            # author of the excerpt never does - that would pin someone else's fact on them.
+            name = fact.subject_name.strip().casefold()
+            authors = reading.authors
+            single_author = reading.name_to_id.get(authors[0].casefold()) if len(authors) == 1 else None
+            subject_id = reading.name_to_id.get(name, "") if name else (single_author or "")
+            if not subject_id:
+                return Rejection(item.label(), "subject",
+                                 f"author {short(fact.subject_name, 30)!r} is not in the excerpt")
+        entries = reading.excerpt.entries
+        item.cited = [e.turn for e in entries if e.turn is not None and quote in normalise_quote(e.content)]
+        item.source_turns = [t.number for t in item.cited]
+        # A real quote does not make the fact true: the fact's own words must be in the
+        # turns the quote came from, as the batch keyword gate demands of batch items.
+        support = keyword_support(fact.fact, item.cited, reading.threshold)
+        if item.cited and not support.passed:
+            # The model copied one sentence and cited another: code may cite the right one.
+            people = [e.turn for e in entries if e.turn is not None and not e.is_bot]
+            moved = reground(fact.fact, people, reading.threshold)
+            if moved is not None:
+                item.cited = [t for t in people if t.number == moved.turn]
+                item.source_turns = [moved.turn]
+                fact.evidence = moved.quote
+                item.notes.append(f"evidence re-cited by code: turn {moved.turn}")
+                support = keyword_support(fact.fact, item.cited, reading.threshold)
+        if item.cited and not support.passed:
+            return Rejection(item.label(), support.gate, support.reason)
+        if item.cited:
+            item.gates.append("keyword")
+        return subject_id
+
+    def _route(self, reading: _Reading, fact: MicroFact, item: Proposal) -> Rejection | None:
+        """Make ``item`` a correction of the fact it supersedes, or a contradiction; else dedup it."""
+        target = self._superseded(fact.supersedes, reading.existing)
+        if target is None and fact.supersedes.strip():
+            target = self._superseded(fact.supersedes,
+                                      self.knowledge.search(reading.user_id, fact.supersedes, limit=5))
+        if target is not None:
+            item.kind, item.section, item.category = "correction", "facts", "Corrections"
+            item.title = f"Correction: {short(target.title, 60)}"
+            new_text = fact.fact
+            if self.writer == "choose":
+                # Code cannot merge two sentences: the old text stays, the correction follows.
+                cited = ", ".join(map(str, item.source_turns))
+                new_text = f"{target.text.rstrip()}\n\nCorrection (turn {cited}): {fact.fact}"
+                item.text = new_text
+            item.fields.update({"target_id": target.doc_id, "target_title": target.title, "old_text": target.text,
+                                "new_text": new_text, "target_hash": target.content_hash,
+                                "target_confidence": target.confidence, "supersedes": fact.supersedes,
+                                "target_staged": target.kind == "staged-fact"})
+            return None
+        if route_contradiction(item, reading.user_id, self.knowledge, self.detector):
+            return None
+        if fact.supersedes:
+            item.notes.append("supersedes did not match any existing fact")
+        return reading.gates.dedup(item)
+
+    def _stage(self, user_id: str, passing: list[Proposal], reply: ModelReply, result: MicroResult) -> None:
+        """Stage the passing proposals; ``result.staged`` lists them."""
         model_name = reply.model or self.model.model_name
         drafts = [
             draft_for(
@@ -397,7 +424,6 @@ class MicroReflector:
             assert doc.path is not None
             result.staged.append(StagedRef(doc.id, doc.kind, doc.title, doc.path.relative_to(root).as_posix(),
                                            bool(doc.get("quarantine"))))
-        return result
 
     def _staged_facts(self, user_id: str) -> list[KnowledgeDoc]:
         """Facts waiting for review, as correction targets (kind ``staged-fact``)."""

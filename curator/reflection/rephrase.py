@@ -17,53 +17,15 @@ GENERIC_SPEAKERS = frozenset({"", "user", "human", "me", "you", "person", "speak
 _CONTRACTIONS = {"i'm": "is", "i've": "has", "i'll": "will", "i'd": "would"}
 _IRREGULAR = {"am": "is", "have": "has", "do": "does", "go": "goes", "was": "was", "were": "was",
               "are": "are"}  # "Ana and I are": a plural subject keeps "are"
+# Adverbs between "I" and its verb ("I still work"): the verb after them agrees instead.
+_ADVERBS = frozenset(
+    ["also", "just", "still", "never", "always", "often", "usually", "really", "already", "recently",
+     "sometimes", "only", "even"]
+)
 # Words after "I" that keep their form with a third-person subject.
 _INVARIANT = frozenset(
-    [
-        "can",
-        "could",
-        "will",
-        "would",
-        "shall",
-        "should",
-        "may",
-        "might",
-        "must",
-        "did",
-        "had",
-        "used",
-        "also",
-        "just",
-        "still",
-        "never",
-        "always",
-        "often",
-        "usually",
-        "really",
-        "already",
-        "recently",
-        "sometimes",
-        "only",
-        "even",
-    ]
-)
-_ADVERBS = frozenset(
-    [
-        "also",
-        "just",
-        "still",
-        "never",
-        "always",
-        "often",
-        "usually",
-        "really",
-        "already",
-        "recently",
-        "sometimes",
-        "only",
-        "even",
-    ]
-)
+    ["can", "could", "will", "would", "shall", "should", "may", "might", "must", "did", "had", "used"]
+) | _ADVERBS
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|my|My|me|myself|mine|Mine)\b|\bI['’](?:m|ve|ll|d)\b")
 # "I" is always a subject in English, so every one is rewritten (with its contraction).
 _SUBJECT_RE = re.compile(r"()\bI(?:['’](m|ve|ll|d))?\b(\s+)?([A-Za-z]+)?")

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, is_dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from curator.clock import Clock
 from curator.events import EventBus
@@ -46,7 +46,6 @@ from curator.reflection.summaries import SummaryStore, SummaryWriter
 from curator.review.actions import ReviewEngine
 from curator.review.cycles import CycleReview
 from curator.sources.turns import IndexedTurn
-from curator.triggers.engine import TriggerEngine
 from curator.triggers.jobs import Job, JobQueue
 from curator.vault.paths import VaultPaths
 from curator.vault.settings import Settings
@@ -149,6 +148,19 @@ class RuntimeModelClient:
         return handle.cancel() if handle is not None else False
 
 
+class JobSource(Protocol):
+    """What reflection needs of the trigger engine: its job queue, manual requests, and
+    where the last batch ended (``curator.triggers.engine.TriggerEngine`` is one)."""
+
+    @property
+    def queue(self) -> JobQueue: ...
+
+    def request(self, job_kind: str, user_id: str, prompt: str | None = None, priority: int = ...,
+                *, conversation: str | None = None) -> Job: ...
+
+    def last_batch_turn(self, user_id: str) -> int: ...
+
+
 @dataclass(frozen=True)
 class ReflectionParts:
     """What the reflection service needs from the open vault; ``Engine`` builds it once.
@@ -161,7 +173,7 @@ class ReflectionParts:
     settings: Settings
     clock: Clock
     bus: EventBus
-    triggers: TriggerEngine
+    triggers: JobSource
     review: ReviewEngine
     summaries: SummaryStore
     rejected: RejectedMemory
@@ -344,8 +356,7 @@ class ReflectionService:
                            git_commit=bool(_setting(self.parts.settings, "cycle.git_commit", False)))
 
     def _last_batch_turn(self, user_id: str) -> int:
-        # The trigger engine's accumulator: one per user and vault owns signal_state.json.
-        return int(self.parts.triggers.accumulator(user_id).state.last_batch_turn)
+        return self.parts.triggers.last_batch_turn(user_id)
 
     def _conversation_turns(self, job: Job) -> list[IndexedTurn]:
         window = MICRO_WINDOW if job.kind == "micro" else SUMMARY_WINDOW

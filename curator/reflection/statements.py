@@ -184,13 +184,27 @@ def statements(turns: Iterable[IndexedTurn]) -> list[Statement]:
             quote = " ".join(group)
             if not _FIRST_PERSON.search(quote) and not _NAMED.search(quote):
                 continue
-            memory = " ".join(as_memory(s, speaker) for s in group)
+            memory = " ".join(as_memory(_plain(s), speaker) for s in group)
             rank = rank_of(quote)
             if rank <= 0:
                 continue
             out.append(Statement(turn, quote, memory, title_of(memory, speaker), rank))
     out.sort(key=lambda s: (s.instruction, -s.rank, s.turn.number))
     return out
+
+
+_OPENERS = re.compile(r"^(?:(?:also|and|but|so|actually|oh|well|anyway|by the way|one important thing)\b[\s,:]*)+",
+                      re.IGNORECASE)
+_FILLER = re.compile(r",\s*by the way(?=[,.!?])", re.IGNORECASE)
+
+
+def _plain(sentence: str) -> str:
+    """``sentence`` without chat openers and fillers ("Also", "Perfect.", ", by the way")."""
+    text = _OPENERS.sub("", _SMALL_TALK.sub("", sentence).strip())
+    text = _FILLER.sub("", text).strip()
+    if len(text.split()) < MIN_WORDS:
+        return sentence
+    return text[:1].upper() + text[1:]
 
 
 def _groups(kept: Sequence[str]) -> list[list[str]]:

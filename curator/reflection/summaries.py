@@ -13,6 +13,7 @@ told to drop it, and :func:`is_searchable` is False for it from then on.
 
 from __future__ import annotations
 
+import builtins
 import logging
 import re
 from collections.abc import Sequence
@@ -129,6 +130,22 @@ def ground_summary(summary: str, turns: Sequence[IndexedTurn]) -> Grounding:
     return Grounding(not reasons, tuple(dict.fromkeys(reasons)), tuple(dict.fromkeys(marked)))
 
 
+@dataclass(frozen=True)
+class SummaryRecord:
+    """A summary as a list shows it (the GUI's timeline): fixed fields, read once from its file."""
+
+    id: str
+    prompt: str
+    summary: str
+    created_at: str
+    deleted: bool
+
+    @classmethod
+    def of(cls, doc: Document) -> SummaryRecord:
+        prompt, summary = turn_pair(doc)
+        return cls(doc.id, prompt, summary, str(doc.get("created_at") or ""), doc.deleted)
+
+
 class SummaryStore:
     """Create, edit, soft-delete, restore and list one vault's context summaries."""
 
@@ -213,6 +230,10 @@ class SummaryStore:
         docs = [d for _p, d in self.store.iter_documents(user_id, "reflections")
                 if isinstance(d, Document) and d.kind == "reflection" and (include_deleted or not d.deleted)]
         return sorted(docs, key=lambda d: (str(d.get("created_at") or ""), d.id))
+
+    def records(self, user_id: str, include_deleted: bool = False) -> builtins.list[SummaryRecord]:
+        """``list`` as records, oldest first."""
+        return [SummaryRecord.of(d) for d in self.list(user_id, include_deleted)]
 
     def edit(self, user_id: str, doc_id: str, *, summary: str | None = None, prompt: str | None = None) -> Document:
         """Change the summary and/or its prompt; the previous version goes to history."""

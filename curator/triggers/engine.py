@@ -170,6 +170,10 @@ class TriggerEngine:
         with self._lock:
             return sorted(self._users)
 
+    def last_batch_turn(self, user_id: str) -> int:
+        """The last turn of ``user_id`` a batch reflection covered (0 before the first)."""
+        return int(self.accumulator(user_id).state.last_batch_turn)
+
     def accumulator(self, user_id: str) -> SignalAccumulator:
         """The one urgency accumulator of ``user_id`` (``signal_state.json`` has one owner)."""
         with self._lock:

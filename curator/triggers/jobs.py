@@ -296,59 +296,43 @@ class JobQueue:
         notify: list[tuple[Job, str | None]] = []
         with self._lock:
             self._refresh()
-            probe = Job(
-                id="",
-                kind=kind,
-                user_id=user_id,
-                reason=reason,
-                created_at=0.0,
-                conversation=conversation,
-                turn_range=turn_range,
-                prompt=prompt,
-            )
-            for existing in self._sorted(self._jobs.values()):
-                if existing.pending and existing.identity() == probe.identity():
-                    if existing.status == "queued" and priority > existing.priority:
-                        raised = replace(
-                            existing, priority=priority, manual=existing.manual or manual
-                        )
-                        self._jobs[raised.id] = raised
-                        self._pending_view = None
-                        self._save()
-                        log.info("job %s raised to priority %d", raised.id, priority)
-                        notify.append((raised, raised.status))
-                        existing = raised
-                    else:
-                        log.debug(
-                            "job not queued: identical %s is %s", existing.id, existing.status
-                        )
-                    result = existing
-                    break
+            probe = Job(id="", kind=kind, user_id=user_id, reason=reason, created_at=0.0,
+                        conversation=conversation, turn_range=turn_range, prompt=prompt)
+            existing = next((j for j in self._sorted(self._jobs.values())
+                             if j.pending and j.identity() == probe.identity()), None)
+            if existing is not None:
+                result = self._raise_identical(existing, priority, manual, notify)
             else:
-                seq = self._next_seq
-                self._next_seq += 1
-                result = Job(
-                    id=f"job-{seq:06d}",
-                    kind=kind,
-                    user_id=user_id,
-                    reason=reason,
-                    created_at=self.clock.now(),
-                    trigger=trigger,
-                    conversation=conversation,
-                    priority=int(priority),
-                    turn_range=turn_range,
-                    prompt=prompt,
-                    manual=manual,
-                    meta=dict(meta or {}),
-                    seq=seq,
-                )
-                self._jobs[result.id] = result
-                self._pending_view = None
-                self._save()
-                log.info("queued %s: %s for %s (%s)", result.id, kind, user_id, reason)
+                result = self._add(replace(probe, created_at=self.clock.now(), trigger=trigger,
+                                           priority=int(priority), manual=manual, meta=dict(meta or {})))
                 notify.append((result, None))
         self._notify(notify)
         return result, bool(notify) and notify[0][1] is None
+
+    def _raise_identical(self, existing: Job, priority: int, manual: bool,
+                         notify: list[tuple[Job, str | None]]) -> Job:
+        """An identical pending job: raised to ``priority`` if it waits at a lower one (under the lock)."""
+        if existing.status == "queued" and priority > existing.priority:
+            raised = replace(existing, priority=priority, manual=existing.manual or manual)
+            self._jobs[raised.id] = raised
+            self._pending_view = None
+            self._save()
+            log.info("job %s raised to priority %d", raised.id, priority)
+            notify.append((raised, raised.status))
+            return raised
+        log.debug("job not queued: identical %s is %s", existing.id, existing.status)
+        return existing
+
+    def _add(self, job: Job) -> Job:
+        """``job`` numbered and saved in the queue (under the lock)."""
+        seq = self._next_seq
+        self._next_seq += 1
+        added = replace(job, id=f"job-{seq:06d}", seq=seq)
+        self._jobs[added.id] = added
+        self._pending_view = None
+        self._save()
+        log.info("queued %s: %s for %s (%s)", added.id, added.kind, added.user_id, added.reason)
+        return added
 
     def get(self, job_id: str) -> Job | None:
         """The job with this id, or ``None``."""

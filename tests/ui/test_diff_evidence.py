@@ -54,6 +54,8 @@ def test_evidence_view_shows_cited_turns_and_context(qtbot) -> None:
     assert "font-weight:600" in html
     assert "#9" in view.support_label.text()
     assert "100%" not in view.support_label.text() or "not found" not in view.support_label.text()
+    # The speaker's name is the turn's author, not an unsupported word.
+    assert "100%" in view.support_label.text() and "maya" not in view.support_label.text().lower()
     with qtbot.waitSignal(view.context_requested, check_params_cb=lambda n: n == 3):
         view._on_browser_anchor_clicked(__import__("PySide6.QtCore", fromlist=["QUrl"]).QUrl("context:3"))
     view.show_context(3, [_turn(2, "Hi there"), *turns, _turn(4, "Night shifts are hard.")])

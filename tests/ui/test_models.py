@@ -6,6 +6,7 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt
 
+from curator.reflection.summaries import SummaryRecord
 from curator.review.actions import ReviewItem
 from ui.models.queue_model import (
     FLAGGED_LANE,
@@ -104,11 +105,10 @@ def test_record_table_model_passes_model_tester(qtmodeltester) -> None:
 
 def test_timeline_and_activity_columns_pass_model_tester(qtmodeltester) -> None:
     summaries = [
-        {"id": "s1", "created_at": "2026-11-20T18:30:00Z", "text": "Maya talked about work.", "prompt": "Summarise",
-         "deleted": False},
-        {"id": "s2", "created_at": "2026-11-21T09:00:00Z", "text": "Trip planning.", "prompt": "", "deleted": True},
+        SummaryRecord("s1", "Summarise", "Maya talked about work.", "2026-11-20T18:30:00Z", deleted=False),
+        SummaryRecord("s2", "", "Trip planning.", "2026-11-21T09:00:00Z", deleted=True),
     ]
-    timeline: RecordTableModel[Any] = RecordTableModel(timeline_columns())
+    timeline: RecordTableModel[SummaryRecord] = RecordTableModel(timeline_columns())
     timeline.set_records(summaries)
     qtmodeltester.check(timeline)
     assert timeline.index(1, 1).data().startswith("[deleted]")

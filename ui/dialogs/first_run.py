@@ -30,25 +30,16 @@ ClientFinder = Callable[[], list[tuple[str, str]]]
 def find_clients() -> list[tuple[str, str]]:
     """Chat clients found on this machine as (name, folder) pairs (worker thread).
 
-    Hook for the engine's client discovery (``curator source discover``, issue "clients"):
-    it is used when the engine provides ``curator.sources.discovery.discover_clients``;
-    until then none are offered and the assistant only asks to confirm.
+    The engine's client discovery (``curator source discover``).
     """
-    try:
-        from curator.sources import discovery
-    except ImportError:
-        return []
-    found = getattr(discovery, "discover_clients", None)
-    if not callable(found):
-        return []
+    from curator.sources.discovery import discover_clients
+
     pairs = []
-    for client in found():
-        if not getattr(client, "supported", True):
+    for client in discover_clients():
+        if not client.supported:
             continue  # found but not readable (GPT4All's binary chats, an unknown schema)
-        name = str(getattr(client, "name", "") or getattr(client, "client", "") or "chat client")
-        path = str(getattr(client, "path", "") or "")
-        if path:
-            pairs.append((name, path))
+        if client.path:
+            pairs.append((client.client or "chat client", client.path))
     return pairs
 
 

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from curator.llm.discovery import SOURCE_DEFAULT, SOURCE_FILE
+from curator.llm.discovery import SOURCE_DEFAULT, SOURCE_FILE, DiscoveredModel, describe_model
 from curator.llm.fitness import LARGER_MODEL_NOTE
 from ui.infra.interaction import Interaction
 from ui.infra.workers import OpRunner
@@ -62,25 +62,25 @@ class ModelChoice:
         return self.value == ""
 
 
-def _choice(model: Any, value: str | None = None) -> ModelChoice:
-    path = str(getattr(model, "path", "") or "")
+def _choice(model: DiscoveredModel, value: str | None = None) -> ModelChoice:
+    path = str(model.path)
     return ModelChoice(
-        value=path if value is None else value, name=str(getattr(model, "name", "") or Path(path).name),
-        path=path, size=int(getattr(model, "size", 0) or 0), quantization=str(getattr(model, "quantization", "") or ""),
-        context_length=getattr(model, "context_length", None), source=str(getattr(model, "source", "") or ""),
-        note=str(getattr(model, "recommended", "") or ""), error=str(getattr(model, "error", "") or ""))
+        value=path if value is None else value, name=model.name or Path(path).name, path=path,
+        size=model.size, quantization=model.quantization, context_length=model.context_length,
+        source=model.source, note=model.recommended, error=model.error)
 
 
 DEFAULT_CHOICE = ModelChoice("", "Bundled default model", source=SOURCE_DEFAULT)
 
 
-def model_choices(models: Sequence[Any], current: str = "", current_model: Any = None) -> list[ModelChoice]:
+def model_choices(models: Sequence[DiscoveredModel], current: str = "",
+                  current_model: DiscoveredModel | None = None) -> list[ModelChoice]:
     """Picker entries: the bundled default first (value ""), usable models, then unusable ones.
 
     ``current`` (the ``model.path`` in use) is always listed: from ``models`` when found
     there, else from ``current_model`` (its described header) or as a bare path.
     """
-    default = next((m for m in models if getattr(m, "source", "") == SOURCE_DEFAULT), None)
+    default = next((m for m in models if m.source == SOURCE_DEFAULT), None)
     entries = [_choice(default, "") if default is not None else DEFAULT_CHOICE]
     others = [_choice(m) for m in models if m is not default]
     entries += [c for c in others if c.ok] + [c for c in others if not c.ok]
@@ -90,7 +90,7 @@ def model_choices(models: Sequence[Any], current: str = "", current_model: Any =
     return entries
 
 
-def discover_choices(discover: Callable[[], Sequence[Any]], current: str = "") -> list[ModelChoice]:
+def discover_choices(discover: Callable[[], Sequence[DiscoveredModel]], current: str = "") -> list[ModelChoice]:
     """Run discovery, rank by fitness and build the picker's entries (worker thread: reads headers).
 
     Entries come best first (the engine's ranking, ``curator.llm.fitness``); files that
@@ -100,7 +100,7 @@ def discover_choices(discover: Callable[[], Sequence[Any]], current: str = "") -
 
     models = list(discover())
     current_model = None
-    if current and not any(_same_file(str(getattr(m, "path", "")), current) for m in models):
+    if current and not any(_same_file(str(m.path), current) for m in models):
         current_model = describe_file(current)
     choices = model_choices(models, current, current_model)
     ranked = rank([m for m in models] + ([current_model] if current_model is not None else []))
@@ -118,10 +118,8 @@ def discover_choices(discover: Callable[[], Sequence[Any]], current: str = "") -
     return sorted(out, key=lambda c: (not c.ok, c.rank))
 
 
-def describe_file(path: str) -> Any:
+def describe_file(path: str) -> DiscoveredModel:
     """The discovery record of one GGUF file the person chose (worker thread)."""
-    from curator.llm.discovery import describe_model
-
     return describe_model(Path(path).expanduser(), SOURCE_FILE)
 
 
@@ -196,7 +194,7 @@ class ModelPicker(QWidget):
     value_changed = Signal(str)
 
     def __init__(self, runner: OpRunner | None, interaction: Interaction | None,
-                 discover: Callable[[], Sequence[Any]] | None, current: str = "",
+                 discover: Callable[[], Sequence[DiscoveredModel]] | None, current: str = "",
                  parent: QWidget | None = None, preselect_best: bool = False) -> None:
         super().__init__(parent)
         self._preselect_best = preselect_best

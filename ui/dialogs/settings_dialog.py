@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from curator.llm.discovery import DiscoveredModel
 from curator.vault.settings import OPTIONS, Option, Settings
 from ui.dialogs.setup_widgets import ModelPicker, PendingSources, SourceBackend, SourcesEditor
 from ui.infra.interaction import Interaction
@@ -115,7 +116,7 @@ class SettingsDialog(QDialog):
 
     def __init__(self, settings: Settings, parent: QWidget | None = None, *, runner: OpRunner | None = None,
                  interaction: Interaction | None = None, sources: SourceBackend | None = None,
-                 discover: Callable[[], Sequence[Any]] | None = None) -> None:
+                 discover: Callable[[], Sequence[DiscoveredModel]] | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Settings")
         self.resize(760, 560)

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from curator.sources.discovery import SourceDetails
 from curator.vault.settings import SourceConfig
 from ui.dialogs.client_finder import add_installed_clients, describe_found, pending_details
 from ui.infra.interaction import Interaction
@@ -45,6 +46,10 @@ class SourceBackend(Protocol):
     """Where sources live. ``add``/``remove`` run on the worker thread and return the new list."""
 
     def list(self) -> list[SourceConfig]: ...
+
+    def details(self) -> dict[str, SourceDetails]:
+        """Client, version and health of each source, by id (or by path before it has one)."""
+        ...
 
     def add(self, path: str, adapter: str | None, user_id: str) -> builtins.list[SourceConfig]: ...
 
@@ -80,7 +85,7 @@ class PendingSources:
     def list(self) -> list[SourceConfig]:
         return list(self._sources)
 
-    def details(self) -> dict[str, Any]:
+    def details(self) -> dict[str, SourceDetails]:
         """Client and version of each pending source, by path (worker thread)."""
         return pending_details(self._sources)
 
@@ -225,10 +230,9 @@ class SourcesEditor(QWidget):
 
     def refresh_details(self) -> None:
         """Ask the backend (when it can tell) for each source's client, version and health."""
-        details = getattr(self._backend, "details", None)
-        if self._runner is None or not callable(details) or not self.model.rowCount():
+        if self._runner is None or not self.model.rowCount():
             return  # nothing to describe: no background job (callers wait on the runner's)
-        self._runner.submit("source details", details, self._on_details, lambda _error: None,
+        self._runner.submit("source details", self._backend.details, self._on_details, lambda _error: None,
                             latest_only="source-details")
 
     def detect(self, path: str, quiet: bool = False) -> None:
@@ -309,7 +313,7 @@ class SourcesEditor(QWidget):
         self.remove_button.setEnabled(False)
         self.sources_changed.emit(list(sources))
 
-    def _on_details(self, details: dict[str, Any]) -> None:
+    def _on_details(self, details: dict[str, SourceDetails]) -> None:
         # The dialog may have been closed while the engine was asked.
         if shiboken6.isValid(self) and shiboken6.isValid(self.model):
             self.model.set_details(details)

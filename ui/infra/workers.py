@@ -7,6 +7,7 @@ its own worker inside the engine. Results and errors are posted back to the GUI 
 
 from __future__ import annotations
 
+import itertools
 import logging
 import traceback
 from collections.abc import Callable
@@ -44,6 +45,11 @@ class OpRunner(QObject):
         )
         self._running = 0
         self._generations: dict[str, int] = {}
+        # The callbacks of each submitted operation, by ticket. They stay on the GUI side so
+        # the worker never holds the last reference to a widget: a QWidget freed on the
+        # worker thread (a pane closed while its operation ran) crashes Qt.
+        self._callbacks: dict[int, tuple[Callable[[Any], None] | None, Callable[[BaseException], None] | None]] = {}
+        self._tickets = itertools.count(1)
 
     # ---- Public API
 
@@ -69,10 +75,12 @@ class OpRunner(QObject):
             self._generations[latest_only] = generation
         self._set_running(+1)
         self.op_started.emit(label)
+        ticket = next(self._tickets)
+        self._callbacks[ticket] = (on_done, on_error)
         future = self._executor.submit(fn)
 
         def finished(fut: Future[T]) -> None:
-            self._poster.post(lambda: self._deliver(label, fut, on_done, on_error, latest_only, generation))
+            self._poster.post(lambda: self._deliver(label, fut, ticket, latest_only, generation))
 
         future.add_done_callback(finished)
         return future
@@ -92,11 +100,11 @@ class OpRunner(QObject):
         self,
         label: str,
         fut: Future[Any],
-        on_done: Callable[[Any], None] | None,
-        on_error: Callable[[BaseException], None] | None,
+        ticket: int,
         latest_only: str,
         generation: int,
     ) -> None:
+        on_done, on_error = self._callbacks.pop(ticket, (None, None))
         self._set_running(-1)
         if fut.cancelled():
             return

@@ -25,9 +25,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from curator.review.actions import ReviewItem
 from curator.text_safety import visible
-from ui.infra.adapt import field, short_time, text_of
 from ui.infra.interaction import Interaction
+from ui.infra.timefmt import short_time
 from ui.infra.workers import OpRunner
 from ui.models.records import Column, ItemRole, RecordTableModel
 from ui.services.facade import ReviewDetail, ReviewService, Statement
@@ -129,9 +130,9 @@ class ContradictionsPane(QWidget):
         self._runner = runner
         self._interaction = interaction
         self._service: ReviewService | None = None
-        self.model: RecordTableModel[Any] = RecordTableModel([
-            Column("Contradiction", lambda i: visible(str(field(i, "title", default="") or text_of(i)[:100]))),
-            Column("Staged", lambda i: short_time(field(i, "staged_at", "created_at", default=""))),
+        self.model: RecordTableModel[ReviewItem] = RecordTableModel([
+            Column("Contradiction", lambda i: visible(i.title or i.text.strip()[:100])),
+            Column("Staged", lambda i: short_time(i.staged_at)),
         ], self)
         self.table = QTableView()
         self.table.setObjectName("contradictions_table")
@@ -174,13 +175,14 @@ class ContradictionsPane(QWidget):
         self._runner.submit("load contradictions", service.list_contradictions, self._on_loaded,
                             latest_only="contradictions")
 
-    def current_item(self) -> Any:
+    def current_item(self) -> ReviewItem | None:
         index = self.table.currentIndex()
-        return index.siblingAtColumn(0).data(ItemRole) if index.isValid() else None
+        item = index.siblingAtColumn(0).data(ItemRole) if index.isValid() else None
+        return item if isinstance(item, ReviewItem) else None
 
     # ---- Results
 
-    def _on_loaded(self, items: list[Any]) -> None:
+    def _on_loaded(self, items: list[ReviewItem]) -> None:
         self.model.set_records(items)
         self.empty_label.setVisible(not items)
         if items:

@@ -9,21 +9,14 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterable, Sequence
-from datetime import UTC, datetime
-from typing import Any
 
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtWidgets import QLabel, QTextBrowser, QVBoxLayout, QWidget
 
 from curator.review.evidence import Highlight, highlights, support
+from curator.sources.turns import IndexedTurn
 from ui.infra.resources import accents
-
-
-def format_time(timestamp: float | None) -> str:
-    """A turn's timestamp as local ``YYYY-MM-DD HH:MM`` (empty when unknown)."""
-    if not timestamp:
-        return ""
-    return datetime.fromtimestamp(float(timestamp), UTC).astimezone().strftime("%Y-%m-%d %H:%M")
+from ui.infra.timefmt import format_time
 
 
 def highlighted_html(text: str, spans: Sequence[Highlight], word_colour: str, quote_colour: str) -> str:
@@ -56,18 +49,11 @@ def highlighted_html(text: str, spans: Sequence[Highlight], word_colour: str, qu
     return "".join(out)
 
 
-def _turn_attr(turn: Any, name: str, default: Any = "") -> Any:
-    if isinstance(turn, dict):
-        return turn.get(name, default)
-    return getattr(turn, name, default)
-
-
 class EvidenceView(QWidget):
     """Cited turns with supporting words highlighted; the conversation around them on request.
 
     Signals: ``context_requested(int)`` with a turn number. Threading: GUI thread only.
-    Turns are any objects (or dicts) with ``number``, ``speaker``/``role``, ``text`` and
-    ``timestamp``, as the engine's index returns them.
+    Turns are the index's ``IndexedTurn`` records.
     """
 
     context_requested = Signal(int)
@@ -90,14 +76,16 @@ class EvidenceView(QWidget):
         layout.addWidget(self.browser)
         self._claim = ""
         self._quote = ""
-        self._cited: list[Any] = []
+        self._cited: list[IndexedTurn] = []
 
     # ---- Public API
 
-    def show_evidence(self, claim: str, turns: Iterable[Any], quote: str = "", missing: Sequence[int] = ()) -> None:
+    def show_evidence(self, claim: str, turns: Iterable[IndexedTurn], quote: str = "",
+                      missing: Sequence[int] = ()) -> None:
         """Show the cited ``turns`` for an item whose text is ``claim``."""
         self._claim, self._quote, self._cited = claim, quote, list(turns)
-        result = support(claim, [str(_turn_attr(t, "text")) for t in self._cited])
+        # The speaker's name is part of the turn (its author), as the gates count it.
+        result = support(claim, [t.text for t in self._cited] + [t.speaker for t in self._cited])
         parts = [f"{result.ratio:.0%} of the item's content words appear in its turns"]
         if result.unsupported:
             parts.append("not found: " + ", ".join(result.unsupported[:12]))
@@ -110,13 +98,12 @@ class EvidenceView(QWidget):
             return
         self.browser.setHtml(self._render(self._cited, cited_numbers=None, with_links=True))
 
-    def show_context(self, turn_number: int, turns: Iterable[Any]) -> None:
+    def show_context(self, turn_number: int, turns: Iterable[IndexedTurn]) -> None:
         """Show the conversation around ``turn_number``; cited turns stay highlighted."""
-        turns = list(turns)
-        cited = {int(_turn_attr(t, "number", 0)) for t in self._cited}
+        cited = {t.number for t in self._cited}
         back = '<p><a href="back:">← back to the cited turns</a></p>'
         self.header.setText(f"Conversation around turn #{turn_number}")
-        self.browser.setHtml(back + self._render(turns, cited_numbers=cited | {turn_number}, with_links=False))
+        self.browser.setHtml(back + self._render(list(turns), cited_numbers=cited | {turn_number}, with_links=False))
         self.browser.scrollToAnchor(f"turn-{turn_number}")
 
     def clear(self) -> None:
@@ -130,16 +117,15 @@ class EvidenceView(QWidget):
 
     # ---- Rendering
 
-    def _render(self, turns: list[Any], cited_numbers: set[int] | None, with_links: bool) -> str:
+    def _render(self, turns: list[IndexedTurn], cited_numbers: set[int] | None, with_links: bool) -> str:
         colours = accents(self.palette())
         word, quote = colours.evidence.name(), colours.quote.name()
         blocks: list[str] = []
         for turn in turns:
-            number = int(_turn_attr(turn, "number", 0))
-            text = str(_turn_attr(turn, "text", ""))
-            who = str(_turn_attr(turn, "speaker", "") or _turn_attr(turn, "role", ""))
-            when = format_time(_turn_attr(turn, "timestamp", None))
-            conversation = str(_turn_attr(turn, "conversation", ""))
+            number, text = turn.number, turn.text
+            who = turn.speaker or turn.role
+            when = format_time(turn.timestamp)
+            conversation = turn.conversation
             is_cited = cited_numbers is None or number in cited_numbers
             body = (
                 highlighted_html(text, highlights(self._claim, text, self._quote), word, quote)

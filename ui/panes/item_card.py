@@ -6,7 +6,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from curator.index.text import elide
 from curator.text_safety import visible
-from ui.infra.adapt import field, short_time
+from ui.infra.timefmt import short_time
 from ui.models.queue_model import QueueEntry
 from ui.services.facade import ReviewDetail
 
@@ -49,9 +49,8 @@ class ItemCard(QWidget):
         parts = [entry.kind.replace("_", " "), f"confidence {entry.confidence:.2f}"]
         if entry.recurring > 1:
             parts.append(f"seen in {entry.recurring} batches")
-        staged = field(entry.item, "staged_at", "created_at", default="")
-        if staged:
-            parts.append(f"staged {short_time(staged)}")
+        if entry.item.staged_at:
+            parts.append(f"staged {short_time(entry.item.staged_at)}")
         self.badges.setText(" · ".join(parts))
         self.gates.setText("Gates passed: " + (", ".join(entry.gates) if entry.gates else "—"))
         if entry.flags:

@@ -28,14 +28,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from curator.index.search import SearchHit
 from curator.text_safety import visible
 from curator.vault.documents import SCOPES, Document
-from ui.infra.adapt import field
+from curator.vault.store import HistoryEntry, TrashEntry
 from ui.infra.interaction import Interaction
 from ui.infra.resources import icon
+from ui.infra.timefmt import format_time
 from ui.infra.workers import OpRunner
 from ui.models.records import Column, ItemRole, RecordTableModel
-from ui.panes.evidence import format_time
 from ui.panes.fit import fit_table
 from ui.services.facade import KnowledgeService, SearchRequest
 
@@ -49,8 +50,8 @@ QUALITY_TIP = ("Quality (0–1): your rating of how useful this memory is; 0.50 
                " `curator search --min-quality`).")
 
 
-def _hit_title(hit: Any) -> str:
-    return visible(str(field(hit, "title", default="") or field(hit, "id", default="")))
+def _hit_title(hit: SearchHit) -> str:
+    return visible(hit.title or hit.id)
 
 
 class DocumentEditor(QWidget):
@@ -184,14 +185,14 @@ class KnowledgePane(QWidget):
             filters.addWidget(widget)
         filters.addStretch(1)
 
-        self.results: RecordTableModel[Any] = RecordTableModel([
-            Column("Result", _hit_title, tooltip=lambda h: str(field(h, "snippet", default="") or "")),
-            Column("Kind", lambda h: field(h, "kind", default="")),
-            Column("Scope", lambda h: field(h, "scope", default="") or ""),
-            Column("Quality", lambda h: "" if field(h, "quality") is None else f"{float(field(h, 'quality')):.2f}",
+        self.results: RecordTableModel[SearchHit] = RecordTableModel([
+            Column("Result", _hit_title, tooltip=lambda h: h.snippet),
+            Column("Kind", lambda h: h.kind),
+            Column("Scope", lambda h: h.scope or ""),
+            Column("Quality", lambda h: "" if h.quality is None else f"{h.quality:.2f}",
                    tooltip=lambda _h: QUALITY_TIP),
-            Column("When", lambda h: format_time(field(h, "timestamp", default=None))),
-            Column("Snippet", lambda h: str(field(h, "snippet", default="") or "").replace("\n", " ")),
+            Column("When", lambda h: format_time(h.timestamp)),
+            Column("Snippet", lambda h: h.snippet.replace("\n", " ")),
         ], self)
         self.table = QTableView()
         self.table.setObjectName("search_results")
@@ -204,9 +205,9 @@ class KnowledgePane(QWidget):
         self.count_label.setProperty("role", "meta")
 
         self.editor = DocumentEditor()
-        self.history: RecordTableModel[Any] = RecordTableModel([
-            Column("Saved", lambda e: field(e, "saved_at", default="")),
-            Column("Action", lambda e: field(e, "action", default="")),
+        self.history: RecordTableModel[HistoryEntry] = RecordTableModel([
+            Column("Saved", lambda e: e.saved_at),
+            Column("Action", lambda e: e.action),
         ], self)
         self.history_view = QTableView()
         self.history_view.setModel(self.history)
@@ -220,11 +221,11 @@ class KnowledgePane(QWidget):
         history_page.addWidget(self.history_view)
         history_page.addWidget(self.history_text)
 
-        self.trash: RecordTableModel[Any] = RecordTableModel([
-            Column("Title", lambda e: visible(str(field(e, "title", default="") or field(e, "doc_id", default="")))),
-            Column("Deleted", lambda e: field(e, "deleted_at", default="")),
-            Column("From", lambda e: field(e, "original", default="")),
-            Column("Reason", lambda e: field(e, "reason", default="")),
+        self.trash: RecordTableModel[TrashEntry] = RecordTableModel([
+            Column("Title", lambda e: visible(e.title or e.doc_id)),
+            Column("Deleted", lambda e: e.deleted_at),
+            Column("From", lambda e: e.original),
+            Column("Reason", lambda e: e.reason),
         ], self)
         self.trash_view = QTableView()
         self.trash_view.setObjectName("trash_table")
@@ -324,16 +325,16 @@ class KnowledgePane(QWidget):
 
     # ---- Results
 
-    def _on_search_done(self, hits: list[Any]) -> None:
+    def _on_search_done(self, hits: list[SearchHit]) -> None:
         self.results.set_records(hits)
         self.count_label.setText(f"{len(hits)} result{'s' if len(hits) != 1 else ''}")
         self.results_shown.emit(len(hits))
 
-    def _on_trash_loaded(self, entries: list[Any]) -> None:
+    def _on_trash_loaded(self, entries: list[TrashEntry]) -> None:
         self.trash.set_records(entries)
         self.trash_loaded.emit(len(entries))
 
-    def _on_document_loaded(self, loaded: tuple[Document | None, list[Any]]) -> None:
+    def _on_document_loaded(self, loaded: tuple[Document | None, list[HistoryEntry]]) -> None:
         doc, history = loaded
         self._doc = doc
         self.editor.show_document(doc)
@@ -356,13 +357,13 @@ class KnowledgePane(QWidget):
     def _on_table_selection_changed(self, *_args: Any) -> None:
         index = self.table.currentIndex()
         hit = index.siblingAtColumn(0).data(ItemRole) if index.isValid() else None
-        if hit is None or self._service is None:
+        if not isinstance(hit, SearchHit) or self._service is None:
             return
-        if field(hit, "item_type", default="document") == "turn":
+        if hit.item_type == "turn":
             service = self._service
             self._runner.submit("open turn", lambda: service.turn_text(hit), self._on_turn_loaded, latest_only="open")
         else:
-            self.open_document(str(field(hit, "id", default="")))
+            self.open_document(hit.id)
 
     def _on_editor_save_requested(self) -> None:
         if self._doc is None or self._service is None:

@@ -14,18 +14,25 @@ import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QWidget
 
 if TYPE_CHECKING:
     from curator.engine import Engine
+    from ui.infra.interaction import Interaction
+    from ui.infra.workers import OpRunner
+    from ui.panes.knowledge import KnowledgePane
+    from ui.panes.status import StatusPane
+    from ui.services.facade import KnowledgeService, StatusService
+
+S = TypeVar("S", contravariant=True)
 
 PANES = ("review", "contradictions", "reflections", "knowledge", "status")
 
 
-def demo_engine(folder: Path) -> Any:
+def demo_engine(folder: Path) -> Engine:
     """A writer engine on ``folder`` with the demo read, two proposals and a summary staged."""
     from curator.datafiles import demo_dir
     from curator.engine import Engine
@@ -51,7 +58,7 @@ def demo_engine(folder: Path) -> Any:
     return engine
 
 
-def build_pane(name: str, engine: Engine, runner: Any, interaction: Any) -> QWidget:
+def build_pane(name: str, engine: Engine, runner: OpRunner, interaction: Interaction) -> QWidget:
     """The pane ``name`` attached to ``engine`` the way the main window attaches it."""
     from ui.panes.contradictions import ContradictionsPane
     from ui.panes.knowledge import KnowledgePane
@@ -70,18 +77,23 @@ def build_pane(name: str, engine: Engine, runner: Any, interaction: Any) -> QWid
     return builders[name]()
 
 
-def _attached(pane: Any, service: Any) -> QWidget:
+class _Attachable(Protocol[S]):
+    def attach(self, service: S) -> None: ...
+
+
+def _attached(pane: _Attachable[S], service: S) -> QWidget:
     pane.attach(service)
+    assert isinstance(pane, QWidget)
     return pane
 
 
-def _knowledge(pane: Any, service: Any) -> QWidget:
+def _knowledge(pane: KnowledgePane, service: KnowledgeService) -> QWidget:
     pane.attach(service)
     pane.query.setText("Pixel")  # a search, so the results table has rows
     return pane
 
 
-def _status(pane: Any, service: Any) -> QWidget:
+def _status(pane: StatusPane, service: StatusService) -> QWidget:
     pane.show_snapshot(service.snapshot())
     return pane
 

@@ -28,41 +28,31 @@ from PySide6.QtWidgets import (
 )
 
 from curator.index.text import elide
-from ui.infra.adapt import field, short_time, text_of
+from curator.reflection.summaries import SummaryRecord
+from curator.triggers.jobs import Job
 from ui.infra.interaction import Interaction
 from ui.infra.resources import icon
+from ui.infra.timefmt import short_time
 from ui.infra.workers import OpRunner
 from ui.models.records import Column, ItemRole, RecordTableModel
 from ui.panes.fit import fit_table
 from ui.services.facade import SummariesService
 
 
-def _is_deleted(summary: Any) -> bool:
-    return bool(field(summary, "deleted", default=False))
-
-
-def _prompt_of(summary: Any) -> str:
-    return str(field(summary, "prompt", default="") or "")
-
-
-def _summary_text(summary: Any) -> str:
-    return str(field(summary, "summary", default="") or text_of(summary))
-
-
-def _when(summary: Any) -> str:
-    return short_time(field(summary, "created_at", "timestamp", default=""))
+def _gray_if_deleted(summary: SummaryRecord) -> QColor | None:
+    return QColor("gray") if summary.deleted else None
 
 
 REFLECTION_KINDS = (("Context summary", "summary"), ("Batch reflection", "batch"),
                     ("Micro-reflection", "micro"), ("Consolidation cycle", "cycle"))
 
 
-def timeline_columns() -> list[Column[Any]]:
+def timeline_columns() -> list[Column[SummaryRecord]]:
     return [
-        Column("When", _when, foreground=lambda s: QColor("gray") if _is_deleted(s) else None),
-        Column("Summary", lambda s: ("[deleted] " if _is_deleted(s) else "") + elide(_summary_text(s), 200),
-               tooltip=_summary_text, foreground=lambda s: QColor("gray") if _is_deleted(s) else None),
-        Column("Prompt", lambda s: elide(_prompt_of(s), 80), tooltip=_prompt_of),
+        Column("When", lambda s: short_time(s.created_at), foreground=_gray_if_deleted),
+        Column("Summary", lambda s: ("[deleted] " if s.deleted else "") + elide(s.summary, 200),
+               tooltip=lambda s: s.summary, foreground=_gray_if_deleted),
+        Column("Prompt", lambda s: elide(s.prompt, 80), tooltip=lambda s: s.prompt),
     ]
 
 
@@ -104,7 +94,7 @@ class ReflectionsPane(QWidget):
         top.addWidget(self.reflect_button)
         top.addWidget(self.show_deleted)
 
-        self.model: RecordTableModel[Any] = RecordTableModel(timeline_columns(), self)
+        self.model: RecordTableModel[SummaryRecord] = RecordTableModel(timeline_columns(), self)
         self.table = QTableView()
         self.table.setObjectName("reflections_table")
         self.table.setModel(self.model)
@@ -171,17 +161,19 @@ class ReflectionsPane(QWidget):
         self._runner.submit("load summaries", lambda: service.list(include),
                             lambda items: self._on_loaded(items, select_id), latest_only="summaries")
 
-    def current_summary(self) -> Any:
+    def current_summary(self) -> SummaryRecord | None:
         index = self.table.currentIndex()
-        return index.siblingAtColumn(0).data(ItemRole) if index.isValid() else None
+        summary = index.siblingAtColumn(0).data(ItemRole) if index.isValid() else None
+        return summary if isinstance(summary, SummaryRecord) else None
 
     # ---- Results
 
-    def _on_loaded(self, items: list[Any], select_id: str) -> None:
-        previous = select_id or str(field(self.current_summary(), "id", default="") or "")
+    def _on_loaded(self, items: list[SummaryRecord], select_id: str) -> None:
+        current = self.current_summary()
+        previous = select_id or (current.id if current is not None else "")
         self.model.set_records(items)
         self.empty_label.setVisible(not items)
-        row = self.model.row_of(lambda s: str(field(s, "id", default="")) == previous) if previous else -1
+        row = self.model.row_of(lambda s: s.id == previous) if previous else -1
         if row < 0 and items:
             row = len(items) - 1  # newest is last in time order
         if row >= 0:
@@ -206,7 +198,7 @@ class ReflectionsPane(QWidget):
     def _on_reflect_button_clicked(self) -> None:
         self.reflect("summary")
 
-    def _on_reflection_queued(self, job: Any) -> None:
+    def _on_reflection_queued(self, job: Job) -> None:
         self.custom_prompt.clear()
         self.reflection_requested.emit(job)
 
@@ -215,7 +207,7 @@ class ReflectionsPane(QWidget):
         if summary is None or self._service is None:
             return
         service, text = self._service, self.editor.toPlainText()
-        sid = str(field(summary, "id", default=""))
+        sid = summary.id
         self._runner.submit("edit summary", lambda: service.edit(summary, text), lambda _r: self.reload(sid),
                             lambda e: self._interaction.inform("Edit summary", f"Not saved: {e}"))
 
@@ -234,24 +226,24 @@ class ReflectionsPane(QWidget):
         if summary is None or self._service is None:
             return
         service = self._service
-        sid = str(field(summary, "id", default=""))
+        sid = summary.id
         self._runner.submit("restore summary", lambda: service.restore(summary), lambda _r: self.reload(sid))
 
     # ---- Helpers
 
-    def _show(self, summary: Any) -> None:
+    def _show(self, summary: SummaryRecord | None) -> None:
         has = summary is not None
-        deleted = has and _is_deleted(summary)
+        deleted = summary is not None and summary.deleted
         self.editor.setEnabled(has and not deleted)
         self.save_button.setEnabled(has and not deleted)
         self.delete_button.setEnabled(has and not deleted)
         self.restore_button.setEnabled(deleted)
-        if not has:
+        if summary is None:
             self.prompt_label.setText("")
             self.editor.clear()
             return
-        self.prompt_label.setText(f"Prompt: {_prompt_of(summary) or '(default)'} · {_when(summary)}")
-        self.editor.setPlainText(_summary_text(summary))
+        self.prompt_label.setText(f"Prompt: {summary.prompt or '(default)'} · {short_time(summary.created_at)}")
+        self.editor.setPlainText(summary.summary)
 
 
 if __name__ == "__main__":  # a preview of this pane alone, on the demo

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from curator.index.text import elide
-from ui.infra.adapt import field
+from curator.review.actions import ActionResult, ReviewItem
 from ui.infra.interaction import Interaction
 from ui.infra.resources import icon
 from ui.infra.workers import OpRunner
@@ -222,7 +222,7 @@ class ReviewPane(QWidget):
 
     # ---- Engine results (GUI thread)
 
-    def _on_queue_loaded(self, items: list[Any]) -> None:
+    def _on_queue_loaded(self, items: list[ReviewItem]) -> None:
         previous = self.current_entry()
         prev_id = self._pending_select or (previous.item_id if previous else "")
         prev_pos = self._flat_position(previous)
@@ -362,12 +362,12 @@ class ReviewPane(QWidget):
         service = self._service
         self._runner.submit("undo", service.undo, self._on_undo_done, self._on_action_failed)
 
-    def _on_undo_done(self, result: Any) -> None:
-        self._pending_select = str(field(result, "item_id", "doc_id", "id", default="") or "")
+    def _on_undo_done(self, result: ActionResult | None) -> None:
+        self._pending_select = result.doc_id if result is not None else ""
         if result is None:
             self.action_answered.emit("Nothing to undo", False)
         else:
-            undone = str(field(result, "message", default="") or "undid the last action")
+            undone = result.message or "undid the last action"
             self.action_answered.emit(undone[:1].upper() + undone[1:], False)
         self.reload()
 

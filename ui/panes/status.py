@@ -28,9 +28,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from curator.engine import SourceStatus
 from curator.index.text import elide
 from curator.llm.stream_text import ReadableStream
-from ui.infra.adapt import field
 from ui.infra.resources import icon
 from ui.models.records import Column, RecordTableModel
 from ui.panes.fit import fit_table
@@ -128,23 +128,20 @@ class StatusPane(QWidget):
         self._job_id = ""
         self._seen_batches: set[Any] = set()
 
-        self.sources: RecordTableModel[Any] = RecordTableModel(
+        self.sources: RecordTableModel[SourceStatus] = RecordTableModel(
             [
-                Column("Source", lambda s: field(s, "path", "root", default="")),
-                Column("Adapter", lambda s: field(s, "adapter", default="")),
-                Column("User", lambda s: field(s, "user_id", default="")),
+                Column("Source", lambda s: s.source.path),
+                Column("Adapter", lambda s: s.source.adapter),
+                Column("User", lambda s: s.source.user_id),
                 Column(
                     "Health",
-                    lambda s: field(s, "status", "health", default=""),
-                    tooltip=lambda s: str(field(s, "detail", "problem", default="") or ""),
+                    lambda s: s.status,
+                    tooltip=lambda s: s.detail,
                     foreground=lambda s: (
-                        None
-                        if str(field(s, "status", "health", default=""))
-                        in {"ok", "watching", "available", ""}
-                        else QColor("#c8453b")
+                        None if s.status in {"ok", "watching", "available", ""} else QColor("#c8453b")
                     ),
                 ),
-                Column("Turns", lambda s: field(s, "turns", default="")),
+                Column("Turns", lambda s: s.turns),
             ],
             self,
         )

@@ -20,10 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from curator.clock import iso_utc
-from curator.engine import Engine
+from curator.engine import Engine, SourceStatus
 from curator.index.search import SearchHit
+from curator.llm.discovery import DiscoveredModel, discover_for_settings
 from curator.llm.runtime import ModelRuntime
+from curator.reflection.summaries import SummaryRecord
 from curator.review.actions import ActionResult, ReviewItem
+from curator.sources.discovery import SourceDetails
 from curator.sources.turns import IndexedTurn
 from curator.triggers.jobs import Job
 from curator.vault.documents import Document
@@ -57,7 +60,6 @@ class ReviewDetail:
     missing_turns: Sequence[int] = ()
     left: Statement | None = None
     right: Statement | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def _date_of(value: Any) -> str:
@@ -125,7 +127,6 @@ class ReviewService:
             missing_turns=missing,
             left=left,
             right=right,
-            extra={"flagged": current.flagged, "invisible": list(shown.invisible), "fields": fields},
         )
 
     def turns(self, numbers: Sequence[int], user_id: str) -> tuple[list[IndexedTurn], list[int]]:
@@ -188,21 +189,6 @@ class SearchRequest:
     limit: int = 100
 
 
-@dataclass(frozen=True)
-class DocumentListing:
-    """An approved document listed without a query (shaped like a search hit)."""
-
-    id: str
-    title: str
-    kind: str
-    scope: str
-    quality: float | None
-    timestamp: float | None
-    snippet: str
-    item_type: str = "document"
-    topic: str = ""
-
-
 class KnowledgeService:
     """Search, documents, trash and history over the engine's index and document store."""
 
@@ -210,7 +196,7 @@ class KnowledgeService:
         self.engine = engine
         self.user_id = user_id
 
-    def search(self, request: SearchRequest) -> list[SearchHit] | list[DocumentListing]:
+    def search(self, request: SearchRequest) -> list[SearchHit]:
         """Unified search hits; with an empty query, the approved documents (newest first)."""
         from curator.index.search import SearchFilters, search
 
@@ -227,10 +213,11 @@ class KnowledgeService:
         )
         return list(search(self.engine.index, request.query, filters, limit=request.limit))
 
-    def _listing(self, request: SearchRequest) -> list[DocumentListing]:
+    def _listing(self, request: SearchRequest) -> list[SearchHit]:
+        """Approved documents as search hits without a score (no query to score against)."""
         from curator.clock import parse_iso
 
-        out: list[DocumentListing] = []
+        out: list[SearchHit] = []
         for _path, doc in self.engine.store.iter_documents(self.user_id, "knowledge"):
             if not isinstance(doc, Document):
                 continue
@@ -246,8 +233,9 @@ class KnowledgeService:
                 continue
             if request.since is not None and (created or 0) < request.since:
                 continue
-            out.append(DocumentListing(doc.id, doc.title, doc.kind, doc.scope, doc.quality, created,
-                                       doc.body.strip()[:160], topic=topic))
+            out.append(SearchHit(item_type="document", id=doc.id, score=0.0, snippet=doc.body.strip()[:160],
+                                 title=doc.title, user_id=self.user_id, kind=doc.kind, timestamp=created,
+                                 topic=topic, scope=doc.scope, quality=doc.quality))
         out.sort(key=lambda d: d.timestamp or 0, reverse=True)
         return out[: request.limit]
 
@@ -302,17 +290,17 @@ class SummariesService:
         self.user_id = user_id
         self.store = engine.summaries
 
-    def list(self, include_deleted: bool) -> list[Document]:
+    def list(self, include_deleted: bool) -> list[SummaryRecord]:
         """Summaries oldest first (the timeline's order)."""
-        return list(self.store.list(self.user_id, include_deleted=include_deleted))
+        return self.store.records(self.user_id, include_deleted=include_deleted)
 
-    def edit(self, summary: Document, text: str) -> Document:
+    def edit(self, summary: SummaryRecord, text: str) -> Document:
         return self.store.edit(self.user_id, summary.id, summary=text)
 
-    def delete(self, summary: Document) -> Document:
+    def delete(self, summary: SummaryRecord) -> Document:
         return self.store.delete(self.user_id, summary.id)
 
-    def restore(self, summary: Document) -> Document:
+    def restore(self, summary: SummaryRecord) -> Document:
         return self.store.restore(self.user_id, summary.id)
 
     def reflect_now(self, prompt: str, kind: str = "summary") -> Job:
@@ -327,7 +315,7 @@ class SummariesService:
 class StatusSnapshot:
     """What the status pane shows, gathered in one background call."""
 
-    sources: list[dict[str, Any]]  # Engine.status()["sources"], as `curator status --json`
+    sources: list[SourceStatus]
     triggers: str
     model: str
     jobs: list[Job]
@@ -342,7 +330,7 @@ class StatusService:
         self.user_id = user_id
 
     def snapshot(self) -> StatusSnapshot:
-        sources = list(self.engine.status().get("sources", []))
+        sources = self.engine.source_statuses()
         triggers = ""
         jobs: list[Job] = []
         trig = self.engine.triggers
@@ -413,10 +401,8 @@ def apply_settings(engine: Engine, changes: dict[str, Any]) -> None:
         switch_model(engine, str(changes["model.path"]))
 
 
-def discover_models(engine: Engine) -> list[Any]:
+def discover_models(engine: Engine) -> list[DiscoveredModel]:
     """The GGUF models on this machine plus ``model.search_folders`` (worker thread: reads headers)."""
-    from curator.llm.discovery import discover_for_settings
-
     return discover_for_settings(engine.settings)
 
 
@@ -462,6 +448,6 @@ class SourcesService:
         self._engine.remove_source(source.id or source.path)
         return self.list()
 
-    def details(self) -> dict[str, Any]:
+    def details(self) -> dict[str, SourceDetails]:
         """Client, version and health of each source, by id (worker thread)."""
         return dict(self._engine.source_details())

@@ -362,10 +362,10 @@ def test_set_model_switches_and_clears_the_error(tmp_path: Path, bus: EventBus) 
         backend_factory=lambda p, n, t: backend,
         validate_file=False,
     )
-    runtime._validate = True  # the first path fails validation, the second skips it
+    runtime.slot.validate = True  # the first path fails validation, the second skips it
     try:
         assert runtime.complete(_request()).status is JobStatus.ERROR
-        runtime._validate = False
+        runtime.slot.validate = False
         runtime.set_model(tmp_path / "other.gguf").result(5)
         assert runtime.status().state == "idle"
         assert runtime.complete(_request()).text == "ok"

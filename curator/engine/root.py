@@ -1,5 +1,8 @@
 """The composition root: open a vault and wire settings, index, store, ingest and watching.
 
+Sources (``source_registry``), status records (``status``) and index rebuilds (``rebuild``)
+live beside it in this package.
+
 ``Engine`` holds no rules of its own; it creates the parts, connects them, and closes them.
 Each part is built once, here, and typed: ``store``, ``index``, ``review`` (the review actions,
 from open on), ``summaries``, ``triggers`` (``curator.triggers.engine``: it hears new turns
@@ -15,14 +18,22 @@ Two ways to open a vault:
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from curator.clock import Clock, SystemClock
+from curator.engine.rebuild import (
+    ReindexReport,
+    build_beside,
+    differences,
+    fill_from_ledger,
+    remove_sqlite,
+    remove_stale_rebuilds,
+)
+from curator.engine.source_registry import SourceRegistry
+from curator.engine.status import SourceStatus, source_statuses
 from curator.events import EventBus
 from curator.faults import fault_point
 from curator.index.database import Index, IndexDamagedError
@@ -33,15 +44,7 @@ from curator.reflection.gates.fingerprints import RejectedMemory
 from curator.reflection.ports import DocumentIndex
 from curator.reflection.summaries import SummaryStore
 from curator.review.actions import ReviewEngine
-from curator.sources.adapters import detect_adapter, get_adapter, resolve_source_root
-from curator.sources.discovery import (
-    DiscoveredClient,
-    SourceDetails,
-    describe_source,
-    discover_clients,
-)
-from curator.sources.health import describe as describe_health
-from curator.sources.health import summarise as summarise_health
+from curator.sources.discovery import DiscoveredClient, SourceDetails
 from curator.sources.ingest import Ingestor, IngestReport, source_root
 from curator.sources.ledger import TurnLedger
 from curator.sources.turns import IndexedTurn
@@ -49,7 +52,7 @@ from curator.sources.watcher import SourceHealth, Watcher
 from curator.triggers.engine import TriggerEngine
 from curator.triggers.jobs import Job
 from curator.vault.lock import VaultLock, pid_alive
-from curator.vault.paths import VaultPaths, slugify, validate_user_id
+from curator.vault.paths import VaultPaths
 from curator.vault.settings import SourceConfig, load_settings, save_settings
 from curator.vault.store import DocumentStore
 
@@ -60,36 +63,6 @@ if TYPE_CHECKING:  # the model stack loads only when reflection starts
 log = logging.getLogger(__name__)
 
 LIFECYCLE_SECONDS = 600.0
-
-
-class SourceError(ValueError):
-    """A source that cannot be added, found or read (the message says why)."""
-
-
-@dataclass
-class ReindexReport:
-    """Outcome of ``Engine.reindex``."""
-
-    equal: bool
-    turns: int
-    documents: int
-    differences: list[str] = field(default_factory=list)
-    catch_up: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "equal": self.equal,
-            "turns": self.turns,
-            "documents": self.documents,
-            "differences": self.differences,
-            "catch_up": self.catch_up,
-        }
-
-
-def make_source_id(path: Path) -> str:
-    """A stable, readable id for a source path."""
-    digest = hashlib.sha1(str(path).encode("utf-8")).hexdigest()[:6]
-    return f"{slugify(path.stem or path.name, 24)}-{digest}"
 
 
 class Engine:
@@ -129,6 +102,9 @@ class Engine:
                 self.index, self.ledger, self.bus, self.clock, exclude=(self.paths.root,), on_turns=self._on_turns
             )
             self.ingestor.source_roots = lambda: [source_root(s) for s in self.settings.sources]
+            self.sources = SourceRegistry(
+                self.paths, self.settings, self.ingestor, lambda: self.index,
+                lambda: self.watcher.health() if self.watcher is not None else {}, self._restart_watching)
             self.memory = MemoryTools(self.paths, self.index, self.store, self.clock)
             # A reader's review actions (`curator review` beside a running `curator watch`)
             # write their document rows too: SQLite serialises them with the writer's, and
@@ -149,7 +125,7 @@ class Engine:
                     self.paths.user(user_id).ensure()
                 if not self.paths.settings_file.exists():
                     save_settings(self.paths.settings_file, self.settings)
-                _remove_stale_rebuilds(self.paths.root)
+                remove_stale_rebuilds(self.paths.root)
                 # Review actions a crash left half done were rolled back by ReviewEngine above,
                 # before the documents are indexed below.
                 self.warnings += self.review.recovered
@@ -180,29 +156,16 @@ class Engine:
                 try:
                     index = Index(self.paths.index_file, heal=True)
                     if index.healed:
-                        self._rebuild_into(index, TurnLedger(self.paths))
+                        fill_from_ledger(index, TurnLedger(self.paths), self.store, self.bus, self.clock,
+                                         self.paths.root)
                 finally:
                     lock.release()
                 self.warnings.append(index.healed)
                 return index
         if index.healed:
             self.warnings.append(index.healed)
-            self._rebuild_into(index, self.ledger)
+            fill_from_ledger(index, self.ledger, self.store, self.bus, self.clock, self.paths.root)
         return index
-
-    def _rebuild_into(self, index: Index, ledger: TurnLedger) -> None:
-        """Fill an empty index from the turn ledger and the vault's documents, with progress events."""
-        users = ledger.users()
-        total = len(users) + 1
-        self.bus.emit("index.rebuild", stage="started", done=0, total=total, message=index.healed)
-        rebuild = Ingestor(index, ledger, EventBus(), self.clock, exclude=(self.paths.root,))
-        for done, user_id in enumerate(users, start=1):
-            rebuild.replay_user(user_id, logging.INFO)
-            self.bus.emit("index.rebuild", stage="turns", done=done, total=total, message=f"turns of {user_id}")
-        counts = sync_documents(index, self.store)
-        self.bus.emit("index.rebuild", stage="done", done=total, total=total,
-                      message=f"index rebuilt: {sum(index.turn_counts().get(u, {}).get('active', 0) for u in users)} "
-                              f"active turns, {counts['indexed']} documents")
 
     # ---- Triggers
 
@@ -243,122 +206,36 @@ class Engine:
     # ---- Sources
 
     def add_source(self, path: Path, adapter: str | None = None, user_id: str = "default") -> SourceConfig:
-        """Add a watched source (adapter detected from its contents when not named).
-
-        Raises:
-            SourceError: missing path, inside the vault, already added, or unrecognised.
-        """
-        root = resolve_source_root(Path(path).expanduser().resolve())
-        validate_user_id(user_id)
-        if not root.exists():
-            raise SourceError(f"{root} does not exist")
-        if root == self.paths.root or root.is_relative_to(self.paths.root):
-            raise SourceError(f"{root} is inside the vault; the vault is never watched as a source")
-        if any(source_root(s).resolve() == root for s in self.settings.sources):
-            raise SourceError(f"{root} is already a source")
-        if adapter is None:
-            adapter, score = detect_adapter(root)
-            log.info("source %s: adapter %s detected (score %.2f)", root, adapter, score)
-        else:
-            get_adapter(adapter)
-        source = SourceConfig(path=str(root), adapter=adapter, user_id=user_id, id=make_source_id(root))
-        if self.paths.root.is_relative_to(root):
-            log.warning("the vault %s is inside source %s; it is excluded from watching", self.paths.root, root)
-        self.settings.sources.append(source)
-        save_settings(self.paths.settings_file, self.settings)
-        self.paths.user(user_id).ensure()
-        self._restart_watching()
-        return source
+        """Add a watched source (see ``SourceRegistry.add``; raises ``SourceError``)."""
+        return self.sources.add(path, adapter, user_id)
 
     def discover_clients(self, **where: Any) -> list[DiscoveredClient]:
-        """Chat clients installed at their default places, each marked with the source that
-        already reads it (``source_id``). ``where`` goes to ``discovery.discover_clients``
-        (``home``, ``env``, ``platform``, ``system_paths``); it only reads."""
-        clients = discover_clients(**where)
-        roots = {source_root(s).resolve(): s.id for s in self.settings.sources}
-        for client in clients:
-            path = Path(client.path).resolve()
-            client.source_id = next((sid for root, sid in roots.items()
-                                     if path == root or path.is_relative_to(root)
-                                     or (root.is_file() and root.parent == path)), "")
-        return clients
+        """Chat clients installed at their default places (see ``SourceRegistry.discover_clients``)."""
+        return self.sources.discover_clients(**where)
 
     def add_discovered(self, clients: list[DiscoveredClient], user_id: str = "default") -> list[SourceConfig]:
         """Add every supported, not yet added client of ``clients`` as a source."""
-        added = []
-        for client in clients:
-            if client.supported and client.adapter and not client.source_id:
-                source = self.add_source(Path(client.path), client.adapter, user_id)
-                client.source_id = source.id
-                added.append(source)
-        return added
+        return self.sources.add_discovered(clients, user_id)
 
     def source_details(self) -> dict[str, SourceDetails]:
         """Client, version and health of every source, by id (Settings → Sources)."""
-        live = self.watcher.health() if self.watcher is not None else {}
-        details = {}
-        for source in self.settings.sources:
-            info = describe_source(source.id, source_root(source), source.adapter)
-            if not info.health:
-                if source.id in live:
-                    info.health, info.detail = live[source.id].status, live[source.id].detail
-                else:
-                    available = self.ingestor.availability(source)
-                    info.health = "available" if available.available else "unavailable"
-                    info.detail = available.reason
-                problems = self.index.problems(source.id)
-                if problems and info.health in ("available", "watching", "polling"):
-                    info.detail = f"{len(problems)} parts skipped: {problems[0][2]}"
-            details[source.id] = info
-        return details
+        return self.sources.details()
 
     def find_source(self, ref: str) -> SourceConfig:
         """A configured source by id or path."""
-        for source in self.settings.sources:
-            if source.id == ref:
-                return source
-        try:
-            wanted = Path(ref).expanduser().resolve()
-        except OSError:
-            wanted = None
-        for source in self.settings.sources:
-            if wanted is not None and source_root(source).resolve() == wanted:
-                return source
-        raise SourceError(f"no source {ref!r} (see `curator source list`)")
+        return self.sources.find(ref)
 
     def remove_source(self, ref: str) -> SourceConfig:
         """Stop watching a source. Its turns and everything derived from them are kept."""
-        source = self.find_source(ref)
-        self.settings.sources = [s for s in self.settings.sources if s.id != source.id]
-        save_settings(self.paths.settings_file, self.settings)
-        self._restart_watching()
-        self.index.forget_source(source.id)
-        return source
+        return self.sources.remove(ref)
 
     def import_path(self, path: Path, adapter: str | None = None, user_id: str = "default") -> IngestReport:
         """One-shot ingest of a folder or file (a configured source or any other path)."""
-        root = Path(path).expanduser().resolve()
-        if not root.exists():
-            raise SourceError(f"{root} does not exist")
-        if root == self.paths.root or root.is_relative_to(self.paths.root):
-            raise SourceError(f"{root} is inside the vault")
-        try:
-            source = self.find_source(str(root))
-        except SourceError:
-            if adapter is None:
-                adapter, _ = detect_adapter(root)
-            source = SourceConfig(path=str(root), adapter=adapter, user_id=validate_user_id(user_id),
-                                  id="import-" + make_source_id(root))
-            self.paths.user(user_id).ensure()
-        return self.ingestor.import_path(source)
+        return self.sources.import_path(path, adapter, user_id)
 
     def scan_all(self) -> IngestReport:
         """Read every enabled source now (no stability wait)."""
-        report = IngestReport()
-        for source in self.settings.sources:
-            if source.enabled:
-                report.merge(self.ingestor.import_path(source))
-        return report
+        return self.sources.scan_all()
 
     # ---- Watching
 
@@ -462,71 +339,45 @@ class Engine:
         self.stop_watching()
         catch_up = self.scan_all().summary()
         sync_documents(self.index, self.store)
-        target = self.paths.root / f".index-rebuild-{os.getpid()}.sqlite"
-        _remove_sqlite(target)
-        fresh = Index(target)
-        try:
-            rebuild = Ingestor(fresh, self.ledger, EventBus(), self.clock, exclude=(self.paths.root,))
-            rebuild.replay_ledgers(logging.INFO)
-            sync_documents(fresh, self.store)
-            for source in self.settings.sources:
-                if source.enabled:
-                    rebuild.import_path(source)
-            # Archival is part of what the index derives: the same boundary, the same rows.
-            from curator.index.archive import Archiver
-
-            Archiver(self.index, self.paths).reapply()
-            Archiver(fresh, self.paths).reapply()
-            old, new = self.index.snapshot(), fresh.snapshot()
-        finally:
-            fresh.close()
-        differences = _differences(old, new)
+        target, old, new = build_beside(self.index, self.paths, self.ledger, self.store, self.clock,
+                                        self.settings.sources)
+        found = differences(old, new)
         fault_point("reindex.before_swap")
         self.index.close()
-        _remove_sqlite(self.paths.index_file, keep_main=True)
+        remove_sqlite(self.paths.index_file, keep_main=True)
         fault_point("reindex.mid_swap")
         os.replace(target, self.paths.index_file)
-        _remove_sqlite(target)
+        remove_sqlite(target)
         self.index = Index(self.paths.index_file)
         self.ingestor.index = self.index
         self.memory.index = self.index
-        report = ReindexReport(not differences, len(new["turns"]), len(new["documents"]), differences, catch_up)
+        report = ReindexReport(not found, len(new["turns"]), len(new["documents"]), found, catch_up)
         log.info("reindex: %d turns, %d documents; %s", report.turns, report.documents,
-                 "same as the live index" if report.equal else f"{len(differences)} differences")
+                 "same as the live index" if report.equal else f"{len(found)} differences")
         return report
 
     # ---- Status
 
+    def _writer_holder(self) -> tuple[dict[str, Any], bool]:
+        """The lock's holder, and whether a live writer other than this engine holds it."""
+        holder = self.lock.holder() if self.lock else VaultLock(self.paths.lock_file).holder()
+        elsewhere = not self.writer and bool(holder.get("held")) and pid_alive(int(holder.get("pid", 0) or 0))
+        return holder, elsewhere
+
+    def source_statuses(self) -> list[SourceStatus]:
+        """Each source with its health and turn count (see ``curator.engine.status``)."""
+        live = self.watcher.health() if self.watcher is not None else {}
+        _holder, watcher_elsewhere = self._writer_holder()
+        stored = self.index.health() if watcher_elsewhere else {}
+        return source_statuses(self.settings.sources, self.index, self.ingestor, live, stored)
+
     def status(self) -> dict[str, Any]:
         """Sources and their health, turn and document counts, trigger state."""
-        live = self.watcher.health() if self.watcher is not None else {}
-        holder = self.lock.holder() if self.lock else VaultLock(self.paths.lock_file).holder()
-        watcher_elsewhere = not self.writer and bool(holder.get("held")) and pid_alive(int(holder.get("pid", 0) or 0))
-        stored = self.index.health() if watcher_elsewhere else {}
-        per_source = self.index.source_turn_counts()
-        sources = []
-        for source in self.settings.sources:
-            if source.id in live:
-                health = {"status": live[source.id].status, "detail": live[source.id].detail}
-            elif source.id in stored:  # what the running `curator watch` last recorded
-                health = {"status": stored[source.id]["status"], "detail": stored[source.id]["detail"]}
-            else:
-                available = self.ingestor.availability(source, thorough=True)
-                health = {"status": "available" if available.available else "unavailable", "detail": available.reason}
-            problems = [f"{unit}: {problem}" for _, unit, problem in self.index.problems(source.id)]
-            counts = summarise_health([p for _, _, p in self.index.problems(source.id)])
-            if not health.get("detail"):
-                health["detail"] = describe_health(counts)  # the Status pane shows it as a tooltip
-            sources.append({
-                **source.to_dict(),
-                **health,
-                "turns": per_source.get(source.id, 0),
-                "problems": problems,
-                "reading": counts,
-            })
+        holder, watcher_elsewhere = self._writer_holder()
+        sources = self.source_statuses()
         result: dict[str, Any] = {
             "vault": str(self.paths.root),
-            "sources": sources,
+            "sources": [source.to_dict() for source in sources],
             "turns": self.index.turn_counts(),
             "documents": self.index.document_counts(),
             "writer": holder if holder.get("held") and (self.writer or watcher_elsewhere) else None,
@@ -636,34 +487,3 @@ class Engine:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _remove_stale_rebuilds(root: Path) -> None:
-    # Only the writer rebuilds, and we hold the writer lock: any rebuild file is a dead one's.
-    for path in root.glob(".index-rebuild-*.sqlite"):
-        log.info("removing %s, left by an interrupted reindex", path.name)
-        _remove_sqlite(path)
-    for path in root.glob(".index-rebuild-*.sqlite-*"):
-        if not path.with_name(path.name.rsplit("-", 1)[0]).exists():
-            path.unlink(missing_ok=True)
-
-
-def _remove_sqlite(path: Path, keep_main: bool = False) -> None:
-    names = [path.name + "-wal", path.name + "-shm"] + ([] if keep_main else [path.name])
-    for name in names:
-        try:
-            os.unlink(path.with_name(name))
-        except FileNotFoundError:
-            pass
-
-
-def _differences(old: dict[str, Any], new: dict[str, Any], limit: int = 20) -> list[str]:
-    out: list[str] = []
-    for table in ("turns", "documents", "items", "archive"):
-        a, b = set(old[table]), set(new[table])
-        for row in sorted(a - b, key=repr)[:limit]:
-            out.append(f"{table}: only in the live index: {str(row)[:200]}")
-        for row in sorted(b - a, key=repr)[:limit]:
-            out.append(f"{table}: only in the rebuilt index: {str(row)[:200]}")
-    return out[:limit]
-
