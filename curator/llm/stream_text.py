@@ -19,9 +19,10 @@ ITEM_LABELS = {
     "connections": "connection",
     "open_questions": "open question",
     "facts": "fact",
+    "keep": "chosen",  # a small model choosing among the person's statements
 }
 # The field of an item that says what it is, in the order they are preferred.
-SHOWN_FIELDS = ("content", "what_changed", "relationship", "question", "fact", "summary", "reason")
+SHOWN_FIELDS = ("content", "what_changed", "relationship", "question", "fact", "summary", "reason", "category")
 TOP_LEVEL_LABELS = {"summary": "summary", "reason": "reason"}
 _ESCAPES = {"n": " ", "t": " ", "r": " ", "b": "", "f": "", '"': '"', "\\": "\\", "/": "/"}
 

@@ -329,7 +329,7 @@ class ReflectionService:
                        "context_pressure": "context_pressure"}.get(job.trigger, "manual")
             return _plain(self._micro().run(job.user_id, entries_from_turns(turns), trigger=trigger))
         if job.kind == "summary":
-            writer = SummaryWriter(self.summaries, self.model, self.parts.settings)
+            writer = SummaryWriter(self.summaries, self.model, self.parts.settings, writer=self.writer())
             return _plain(writer.generate(job.user_id, turns, prompt=job.prompt,
                                           trigger=job.trigger or "manual"))
         return {"status": "aborted", "error": f"no engine runs {job.kind!r} jobs"}

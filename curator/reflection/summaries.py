@@ -23,6 +23,7 @@ from curator.clock import Clock, SystemClock, iso_utc
 from curator.events import EventBus
 from curator.index.text import content_words
 from curator.reflection.batch import render_turn, setting
+from curator.reflection.choosing import CHOOSER_DEFAULTS, CHOOSER_PROMPT, select
 from curator.reflection.gates.chain import check_item, unsupported_words
 from curator.reflection.gates.untrusted import instruction_reasons, scan
 from curator.reflection.ports import (
@@ -32,7 +33,8 @@ from curator.reflection.ports import (
     ModelClient,
     NullDocumentIndex,
 )
-from curator.reflection.schemas import clean_text
+from curator.reflection.schemas import SchemaError, clean_text
+from curator.reflection.statements import statements
 from curator.review.metadata import describe
 from curator.sources.turns import IndexedTurn
 from curator.vault.documents import Document
@@ -43,6 +45,8 @@ from curator.vault.store import DocumentStore
 log = logging.getLogger(__name__)
 
 PROMPT_NAME = "context_summary"
+SUMMARY_STATEMENTS = 5  # statements a chosen summary joins, at most
+SUMMARY_OFFER = 10
 SYSTEM_MARK = "**system:**"
 ASSISTANT_MARK = "**assistant:**"
 
@@ -288,9 +292,12 @@ class SummaryWriter:
     """Asks the model for a context summary and stores it (blocking; for the model worker)."""
 
     def __init__(self, summaries: SummaryStore, model: ModelClient, settings: Settings | None = None,
-                 context_budget: int = 3000) -> None:
+                 context_budget: int = 3000, writer: str = "model") -> None:
+        """``writer``: "model" writes the summary; "choose" (small models) picks the person's
+        own statements, which code retells and joins in the order they were said."""
         self.summaries = summaries
         self.model = model
+        self.writer = writer
         self.settings = settings or Settings()
         self.context_budget = context_budget
 
@@ -302,6 +309,8 @@ class SummaryWriter:
         usable = [t for t in turns if t.status != "removed" and isinstance(t.text, str)]
         if not usable:
             return SummaryResult("skipped", error="no turns to summarise")
+        if self.writer == "choose":
+            return self._chosen(user_id, usable, instruction, trigger)
         blocks = [render_turn(t) for t in usable]
         try:
             while len(blocks) > 1 and sum(self.model.count_tokens(b) for b in blocks) > self.context_budget:
@@ -325,6 +334,33 @@ class SummaryWriter:
             doc.meta["truncated"] = True
             self.summaries.store.update(doc, action="note truncation")
         return SummaryResult("completed", doc, truncated=truncated)
+
+    def _chosen(self, user_id: str, usable: list[IndexedTurn], instruction: str, trigger: str) -> SummaryResult:
+        """A summary a small model cannot make up: it chooses statements, code joins them.
+
+        Planted instructions are never part of a summary (they are flagged elsewhere).
+        """
+        found = [s for s in statements(usable) if not s.instruction]
+        selection = select(found, SUMMARY_STATEMENTS, SUMMARY_OFFER)
+        if selection.menu is None:
+            return SummaryResult("skipped", error="nothing the people said about themselves to summarise")
+        try:
+            reply = self.model.call(CHOOSER_PROMPT, selection.menu.variables(), None, CHOOSER_DEFAULTS)
+            chosen = selection.menu.read(reply.text)
+        except ModelCancelled as exc:
+            return SummaryResult("cancelled", error=str(exc))
+        except SchemaError as exc:
+            return SummaryResult("aborted", error=f"unparsable model output: {exc}")
+        except Exception as exc:
+            return SummaryResult("aborted", error=f"model call failed: {type(exc).__name__}: {exc}")
+        if not chosen:
+            return SummaryResult("skipped", error="the model chose no statement")
+        text = " ".join(s.memory for s, _c in sorted(chosen, key=lambda pair: pair[0].turn.number))
+        grounding = ground_summary(text, usable)
+        doc = self.summaries.create(user_id, instruction, text, (usable[0].number, usable[-1].number),
+                                    model=reply.model or self.model.model_name, trigger=trigger,
+                                    grounding=grounding, review_all=bool(setting(self.settings, "summary.review_all")))
+        return SummaryResult("completed", doc)
 
     def _fit(self, text: str, max_tokens: int) -> tuple[str, bool]:
         """``text`` cut at a word boundary to at most ``max_tokens`` tokens."""

@@ -14,6 +14,7 @@ from curator.reflection.knowledge import VaultKnowledgeIndex
 from curator.reflection.micro import MicroReflector, entries_from_turns
 from curator.reflection.narrowing import ChoiceNarrowing
 from curator.reflection.statements import rank_of, statements, title_of
+from curator.reflection.summaries import SummaryStore, SummaryWriter, is_searchable
 from curator.vault.documents import Document
 from curator.vault.paths import VaultPaths
 from curator.vault.settings import Settings
@@ -148,3 +149,18 @@ def test_a_correction_of_a_fact_still_waiting_is_approved_as_one_memory(tmp_path
         assert list(engine.store.iter_paths(USER, "knowledge")) == []
     finally:
         engine.close()
+
+
+def test_a_small_models_summary_is_the_persons_statements_it_chose(
+        vault: VaultPaths, store: DocumentStore, turns: FakeTurns, clock: ManualClock) -> None:
+    chat(turns)
+    model = ScriptedModel([{"keep": [{"number": 2, "category": "Facts"}, {"number": 1, "category": "Facts"}]}])
+    writer = SummaryWriter(SummaryStore(store, clock), model, Settings(), writer="choose")
+    result = writer.generate(USER, list(turns.turns.values()))
+    assert result.status == "completed" and result.document is not None, result.error
+    body = result.document.body
+    # In the order they were said, each retold about the speaker; the planted one never.
+    assert body.index("Maya works night shifts") < body.index("Maya's neighbour Tom")
+    assert "ACME" not in body
+    assert model.calls[0]["prompt"] == "batch_chooser"
+    assert is_searchable(result.document)  # every word is the person's own: it passes the summary gate
