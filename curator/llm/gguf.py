@@ -6,19 +6,20 @@ sees it: llama.cpp may crash or allocate wildly on a truncated or crafted file, 
 count and length read here is capped, and the tensor table is checked against the size of
 the file on disk.
 """
-
 from __future__ import annotations
 
 import mmap
 import os
 import struct
-from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-GGUF_MAGIC = b"GGUF"
-SUPPORTED_VERSIONS = (1, 2, 3)
+from curator.llm.gguf_format import _ARRAY, _SCALAR_FORMATS, _STRING, GGUF_MAGIC, SUPPORTED_VERSIONS
+from curator.llm.gguf_info import GGUFError, GGUFInfo, TensorInfo
+
+# The header records are re-exported: callers import them from here.
+__all__ = ["GGUFError", "GGUFInfo", "TensorInfo", "check_gguf", "read_gguf"]
 
 # Caps that keep a crafted header from making us allocate or loop for long. Real files stay
 # far below them: the largest vocabularies hold ~260k tokens, chat templates are a few KB.
@@ -33,213 +34,6 @@ MAX_DIMS = 4
 KEEP_STRING_CHARS = 65_536
 # Arrays are summarised in ``metadata`` (their length), never kept, except short numeric ones.
 KEEP_ARRAY_ITEMS = 64
-
-# GGUF metadata value types.
-_UINT8, _INT8, _UINT16, _INT16, _UINT32, _INT32, _FLOAT32, _BOOL = range(8)
-_STRING, _ARRAY, _UINT64, _INT64, _FLOAT64 = 8, 9, 10, 11, 12
-_SCALAR_FORMATS: dict[int, str] = {
-    _UINT8: "B",
-    _INT8: "b",
-    _UINT16: "H",
-    _INT16: "h",
-    _UINT32: "I",
-    _INT32: "i",
-    _FLOAT32: "f",
-    _BOOL: "?",
-    _UINT64: "Q",
-    _INT64: "q",
-    _FLOAT64: "d",
-}
-
-# llama.cpp's `llama_ftype` (general.file_type) -> the quantization name people know.
-FILE_TYPES: dict[int, str] = {
-    0: "F32",
-    1: "F16",
-    2: "Q4_0",
-    3: "Q4_1",
-    4: "Q4_1_SOME_F16",
-    7: "Q8_0",
-    8: "Q5_0",
-    9: "Q5_1",
-    10: "Q2_K",
-    11: "Q3_K_S",
-    12: "Q3_K_M",
-    13: "Q3_K_L",
-    14: "Q4_K_S",
-    15: "Q4_K_M",
-    16: "Q5_K_S",
-    17: "Q5_K_M",
-    18: "Q6_K",
-    19: "IQ2_XXS",
-    20: "IQ2_XS",
-    21: "Q2_K_S",
-    22: "IQ3_XS",
-    23: "IQ3_XXS",
-    24: "IQ1_S",
-    25: "IQ4_NL",
-    26: "IQ3_S",
-    27: "IQ3_M",
-    28: "IQ2_S",
-    29: "IQ2_M",
-    30: "IQ4_XS",
-    31: "IQ1_M",
-    32: "BF16",
-    33: "Q4_0_4_4",
-    34: "Q4_0_4_8",
-    35: "Q4_0_8_8",
-    36: "TQ1_0",
-    37: "TQ2_0",
-    38: "MXFP4_MOE",
-}
-
-# ggml tensor types: name, elements per block, bytes per block.
-TENSOR_TYPES: dict[int, tuple[str, int, int]] = {
-    0: ("F32", 1, 4),
-    1: ("F16", 1, 2),
-    2: ("Q4_0", 32, 18),
-    3: ("Q4_1", 32, 20),
-    6: ("Q5_0", 32, 22),
-    7: ("Q5_1", 32, 24),
-    8: ("Q8_0", 32, 34),
-    9: ("Q8_1", 32, 36),
-    10: ("Q2_K", 256, 84),
-    11: ("Q3_K", 256, 110),
-    12: ("Q4_K", 256, 144),
-    13: ("Q5_K", 256, 176),
-    14: ("Q6_K", 256, 210),
-    15: ("Q8_K", 256, 292),
-    16: ("IQ2_XXS", 256, 66),
-    17: ("IQ2_XS", 256, 74),
-    18: ("IQ3_XXS", 256, 98),
-    19: ("IQ1_S", 256, 50),
-    20: ("IQ4_NL", 32, 18),
-    21: ("IQ3_S", 256, 110),
-    22: ("IQ2_S", 256, 82),
-    23: ("IQ4_XS", 256, 136),
-    24: ("I8", 1, 1),
-    25: ("I16", 1, 2),
-    26: ("I32", 1, 4),
-    27: ("I64", 1, 8),
-    28: ("F64", 1, 8),
-    29: ("IQ1_M", 256, 56),
-    30: ("BF16", 1, 2),
-    34: ("TQ1_0", 256, 54),
-    35: ("TQ2_0", 256, 66),
-    39: ("MXFP4", 32, 17),
-}
-
-
-class GGUFError(Exception):
-    """The file is not a usable GGUF file; ``str(error)`` is one line for a person."""
-
-
-@dataclass(frozen=True)
-class TensorInfo:
-    """One entry of the tensor table."""
-
-    name: str
-    shape: tuple[int, ...]
-    type_id: int
-    offset: int
-
-    @property
-    def type_name(self) -> str:
-        """The ggml type name (``Q4_K``), or ``type<N>`` for a type this reader does not know."""
-        entry = TENSOR_TYPES.get(self.type_id)
-        return entry[0] if entry else f"type{self.type_id}"
-
-    @property
-    def n_bytes(self) -> int | None:
-        """Size of the tensor's data, or None when its type is unknown."""
-        entry = TENSOR_TYPES.get(self.type_id)
-        if entry is None:
-            return None
-        _, block, size = entry
-        elements = 1
-        for dim in self.shape:
-            elements *= dim
-        return (elements + block - 1) // block * size
-
-
-@dataclass
-class GGUFInfo:
-    """What a GGUF header says about a model file."""
-
-    path: Path
-    file_size: int
-    version: int
-    tensor_count: int
-    kv_count: int
-    metadata: dict[str, Any] = field(default_factory=dict)
-    tensors: list[TensorInfo] = field(default_factory=list)
-    data_offset: int = 0
-
-    @property
-    def name(self) -> str:
-        """``general.name``, or the file name without extension."""
-        value = self.metadata.get("general.name")
-        return str(value).strip() if isinstance(value, str) and value.strip() else self.path.stem
-
-    @property
-    def architecture(self) -> str:
-        """``general.architecture`` (``llama``, ``qwen2``...), empty when missing."""
-        value = self.metadata.get("general.architecture")
-        return value if isinstance(value, str) else ""
-
-    @property
-    def context_length(self) -> int | None:
-        """The context length the model was trained for (``<arch>.context_length``)."""
-        value = self.metadata.get(f"{self.architecture}.context_length")
-        return int(value) if isinstance(value, int) and not isinstance(value, bool) else None
-
-    @property
-    def file_type(self) -> int | None:
-        """``general.file_type`` (llama.cpp's ``llama_ftype``), None when missing."""
-        value = self.metadata.get("general.file_type")
-        return int(value) if isinstance(value, int) and not isinstance(value, bool) else None
-
-    @property
-    def quantization(self) -> str:
-        """The quantization name (``Q4_1``, ``Q4_K_M``...).
-
-        Taken from ``general.file_type``; files without it are named after the most common
-        tensor type among the weight matrices.
-        """
-        if self.file_type is not None:
-            return FILE_TYPES.get(self.file_type, f"ftype{self.file_type}")
-        weights = Counter(t.type_name for t in self.tensors if len(t.shape) >= 2)
-        if weights:
-            return weights.most_common(1)[0][0]
-        return "unknown"
-
-    @property
-    def has_chat_template(self) -> bool:
-        """Whether the file carries ``tokenizer.chat_template``."""
-        return "tokenizer.chat_template" in self.metadata
-
-    @property
-    def expected_size(self) -> int | None:
-        """File size the tensor table implies, or None when a tensor type is unknown."""
-        end = self.data_offset
-        for tensor in self.tensors:
-            size = tensor.n_bytes
-            if size is None:
-                return None
-            end = max(end, self.data_offset + tensor.offset + size)
-        return end
-
-    def summary(self) -> dict[str, Any]:
-        """A plain dict for JSON output and listings."""
-        return {
-            "name": self.name,
-            "architecture": self.architecture,
-            "quantization": self.quantization,
-            "context_length": self.context_length,
-            "chat_template": self.has_chat_template,
-            "tensors": self.tensor_count,
-            "version": self.version,
-            "size": self.file_size,
-        }
 
 
 class _Reader:
