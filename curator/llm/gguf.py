@@ -6,6 +6,7 @@ sees it: llama.cpp may crash or allocate wildly on a truncated or crafted file, 
 count and length read here is capped, and the tensor table is checked against the size of
 the file on disk.
 """
+
 from __future__ import annotations
 
 import mmap
