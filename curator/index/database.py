@@ -34,6 +34,8 @@ from curator.sources.validation import record_problem
 from curator.vault.documents import Document
 
 log = logging.getLogger(__name__)
+# One encoder for every turn's extra: ``json.dumps`` with options builds a new one per call.
+_EXTRA_JSON = json.JSONEncoder(sort_keys=True)
 
 SCHEMA_VERSION = 1
 # bm25 column weights: title, body, previous turn (context of a pair), context.md
@@ -660,7 +662,7 @@ class Index:
             turn_rows.append((
                 ids[i][0], user_id, number, t["source_id"], t["file"], t["conversation"], t["key"],
                 int(t["position"]), t["role"], t["speaker"], t["text"], timestamp, t["sha256"], status, "",
-                record.get("supersedes"), t.get("context", ""), json.dumps(extra, sort_keys=True),
+                record.get("supersedes"), t.get("context", ""), _EXTRA_JSON.encode(extra),
                 float(record.get("at", 0.0)), ids[i][1],
             ))
             item_rows.append((
@@ -708,7 +710,7 @@ class Index:
                     user_id, int(t["number"]), t["source_id"], t["file"], t["conversation"], t["key"],
                     int(t["position"]), t["role"], t["speaker"], t["text"], float(t["timestamp"]),
                     t["sha256"], t.get("status", "active"), "", record.get("supersedes"),
-                    t.get("context", ""), json.dumps(extra, sort_keys=True), float(record.get("at", 0.0)),
+                    t.get("context", ""), _EXTRA_JSON.encode(extra), float(record.get("at", 0.0)),
                 ),
             )
             turn_row_id = int(cur.lastrowid or 0)

@@ -27,6 +27,15 @@ from typing import Any
 from curator.clock import Clock, SystemClock, iso_utc
 from curator.events import EventBus
 from curator.index.text import content_words, elide, tokenize
+from curator.reflection.choosing import (
+    BATCH_OFFER,
+    CHOOSER_DEFAULTS,
+    CHOOSER_PROMPT,
+    CHOSEN,
+    WRITERS,
+    new_fact,
+    select,
+)
 from curator.reflection.contradictions import ContradictionDetector, ModelConfirmer
 from curator.reflection.gates.chain import Evidence, quote_key, reground, tidy
 from curator.reflection.gates.fingerprints import RejectedMemory
@@ -42,7 +51,6 @@ from curator.reflection.gates.quality import (
 from curator.reflection.gates.similarity import similarity
 from curator.reflection.narrowing import (
     NARROWING_KEY,
-    ChoiceNarrowing,
     batch_narrowing,
     restore_quote,
 )
@@ -60,12 +68,10 @@ from curator.reflection.rephrase import as_memory, is_first_person
 from curator.reflection.schemas import (
     BATCH_SCHEMA,
     BatchOutput,
-    NewFact,
     SchemaError,
-    load_json_object,
     parse_batch_output,
 )
-from curator.reflection.statements import Statement, statements
+from curator.reflection.statements import statements
 from curator.review.staging import RECURRENCE_SIMILARITY, StagingArea
 from curator.sources.turns import IndexedTurn
 from curator.vault.atomic import write_json_state
@@ -77,10 +83,6 @@ log = logging.getLogger(__name__)
 
 PROMPT_NAME = "batch_reflector"
 DEFAULTS = GenerationDefaults(temperature=0.6, max_tokens=1500)
-CHOOSER_PROMPT = "batch_chooser"
-CHOOSER_DEFAULTS = GenerationDefaults(temperature=0.2, max_tokens=320)
-CHOICES = 5  # statements offered to a choosing model, best ranked first
-WRITERS = ("model", "choose")
 TOP_KEYWORDS = 8
 KNOWLEDGE_LIMIT = 8
 RAW_LOG_LIMIT = 100_000
@@ -177,31 +179,6 @@ def _with_evidence(item: Proposal) -> Rejection | None:
         if is_first_person(item.title):
             item.title = elide(as_memory(item.title, speaker), 60)
     return None
-
-
-def choices(raw: str, count: int, most: int) -> list[tuple[int, str]]:
-    """(number, category) pairs of a chooser reply: listed numbers only, each once, at most ``most``."""
-    data = load_json_object(raw)
-    keep = data.get("keep")
-    if not isinstance(keep, list):
-        raise SchemaError("reply has no list 'keep'")
-    out: list[tuple[int, str]] = []
-    for entry in keep:
-        if not isinstance(entry, dict):
-            continue
-        number, category = entry.get("number"), entry.get("category")
-        if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= count:
-            continue
-        if number in {n for n, _c in out}:
-            continue
-        out.append((number, category if category in ("Facts", "Patterns", "Concepts") else "Facts"))
-    return out[:most]
-
-
-def _fact(statement: Statement, category: str, note: str) -> NewFact:
-    turn = statement.turn.number
-    return NewFact(title=statement.title, content=statement.memory, source_turns=[turn], related_existing=[],
-                   category=category, notes=[note], evidence=[(turn, statement.quote)])
 
 
 def _content_problem(error: str) -> bool:
@@ -433,41 +410,30 @@ class BatchReflector:
         """The model chooses among the person's statements; code words the memories.
 
         Instruction-like statements are never offered as a choice: each is staged on its own,
-        flagged by the untrusted-output checks, so the person sees it and decides.
+        flagged by the untrusted-output checks, so the person sees it and decides. They take
+        places of the batch's two (seed 000's cap holds).
         """
-        found = statements(turns)
-        offered = [s for s in found if not s.instruction][:CHOICES]
-        out = BatchOutput()
-        # A planted instruction takes one of the batch's two places (seed 000's cap holds).
-        for planted in [s for s in found if s.instruction][:2]:
-            out.new_facts.append(_fact(planted, "Facts", "reads like an instruction to the assistant"))
-        room = 2 - len(out.new_facts)
-        if offered and room > 0:
-            people = sorted({s.turn.speaker for s in offered})
-            variables = {
-                "people": ", ".join(people),
-                "statements": "\n".join(f"{i}. {s.memory}" for i, s in enumerate(offered, 1)),
-                "most": str(room),
-                NARROWING_KEY: ChoiceNarrowing(len(offered), room),
-            }
-            record["offered"] = [{"turn": s.turn.number, "rank": s.rank, "memory": s.memory} for s in offered]
-            reply = self._call(variables, record, CHOOSER_PROMPT, CHOOSER_DEFAULTS)
-            if reply is None:
-                result.error = str(record.get("error", "model call failed"))
-                return None
-            record["model"] = reply.model or self.model.model_name
-            record["prompt_version"] = reply.prompt_version
-            record["finish_reason"] = reply.finish_reason
-            try:
-                chosen = choices(reply.text, len(offered), room)
-            except SchemaError as exc:
-                record["raw_response"] = str(reply.text)[:RAW_LOG_LIMIT]
-                result.error = record["error"] = f"unparsable model output: {exc}"
-                return None
-            record["chosen"] = [n for n, _c in chosen]
-            for number, category in chosen[:room]:
-                out.new_facts.append(_fact(offered[number - 1], category,
-                                           "chosen by the model among the person's statements; worded by code"))
+        selection = select(statements(turns), 2, BATCH_OFFER)
+        out = BatchOutput(new_facts=[new_fact(s, "Facts", how) for s, how in selection.preset])
+        menu = selection.menu
+        if menu is None:
+            return out
+        record["offered"] = [{"turn": s.turn.number, "rank": s.rank, "memory": s.memory} for s in menu.offered]
+        reply = self._call(menu.variables(), record, CHOOSER_PROMPT, CHOOSER_DEFAULTS)
+        if reply is None:
+            result.error = str(record.get("error", "model call failed"))
+            return None
+        record["model"] = reply.model or self.model.model_name
+        record["prompt_version"] = reply.prompt_version
+        record["finish_reason"] = reply.finish_reason
+        try:
+            chosen = menu.read(reply.text)
+        except SchemaError as exc:
+            record["raw_response"] = str(reply.text)[:RAW_LOG_LIMIT]
+            result.error = record["error"] = f"unparsable model output: {exc}"
+            return None
+        record["chosen"] = [s.turn.number for s, _c in chosen]
+        out.new_facts.extend(new_fact(s, category, CHOSEN) for s, category in chosen)
         return out
 
     def _halves(self, part: list[tuple[IndexedTurn, str]], knowledge: Sequence[KnowledgeDoc],

@@ -22,13 +22,14 @@ from typing import Any
 from curator.clock import Clock, SystemClock
 from curator.events import EventBus
 from curator.index.text import elide
-from curator.reflection.batch import (
+from curator.reflection.batch import StagedRef, setting, top_keywords
+from curator.reflection.choosing import (
     CHOOSER_DEFAULTS,
     CHOOSER_PROMPT,
-    StagedRef,
-    choices,
-    setting,
-    top_keywords,
+    CHOSEN,
+    OFFER_PER_FACT,
+    corrected,
+    select,
 )
 from curator.reflection.contradictions import ContradictionDetector, ModelConfirmer
 from curator.reflection.gates.chain import quote_key, reground
@@ -43,12 +44,7 @@ from curator.reflection.gates.quality import (
 )
 from curator.reflection.gates.similarity import similarity
 from curator.reflection.knowledge import knowledge_doc
-from curator.reflection.narrowing import (
-    NARROWING_KEY,
-    ChoiceNarrowing,
-    MicroNarrowing,
-    quote_options,
-)
+from curator.reflection.narrowing import NARROWING_KEY, MicroNarrowing, quote_options
 from curator.reflection.pipeline import draft_for, flag, provenance, route_contradiction, stage_all
 from curator.reflection.ports import (
     GenerationDefaults,
@@ -67,7 +63,7 @@ from curator.reflection.schemas import (
     parse_micro_output,
     short,
 )
-from curator.reflection.statements import Statement, statements, title_of
+from curator.reflection.statements import statements, title_of
 from curator.review.staging import StagingArea
 from curator.sources.turns import IndexedTurn
 from curator.vault.paths import VaultPaths
@@ -84,7 +80,6 @@ MAX_ENTRY_CHARS = 240
 MIN_ENTRIES = 2
 MIN_TOTAL_CHARS = 80
 SUPERSEDES_MATCH = 0.8
-CHOICES_PER_FACT = 2  # statements offered per fact that may be chosen
 TRIGGERS = ("silence", "session_end", "context_pressure", "manual")
 
 
@@ -391,10 +386,11 @@ class MicroReflector:
             item.title = f"Correction: {short(target.title, 60)}"
             new_text = fact.fact
             if self.writer == "choose":
-                # Code cannot merge two sentences: the old text stays, the correction follows.
-                cited = ", ".join(map(str, item.source_turns))
-                new_text = f"{target.text.rstrip()}\n\nCorrection (turn {cited}): {fact.fact}"
+                # Code cannot merge two sentences: the old text stays and the correction follows,
+                # each in the person's own words; both texts' turns are cited.
+                new_text = f"{target.text.rstrip()}\n\n{fact.fact}"
                 item.text = new_text
+                item.source_turns = sorted(set(item.source_turns) | set(target.source_turns))
             item.fields.update({"target_id": target.doc_id, "target_title": target.title, "old_text": target.text,
                                 "new_text": new_text, "target_hash": target.content_hash,
                                 "target_confidence": target.confidence, "supersedes": fact.supersedes,
@@ -448,40 +444,30 @@ class MicroReflector:
 
     def _choose(self, excerpt: Excerpt, max_facts: int,
                 existing: Sequence[KnowledgeDoc]) -> tuple[ModelReply, MicroOutput] | MicroResult:
-        """The model chooses among the people's statements in the excerpt; code words the facts."""
+        """The model chooses among the people's statements in the excerpt; code words the facts.
+
+        A correction of something known or waiting for review is always shown (a stale memory
+        left standing is worse than one more item to read), and so is a planted instruction.
+        """
         in_excerpt = normalise_quote(excerpt.text)
         turns = [e.turn for e in excerpt.entries if e.turn is not None and not e.is_bot]
         found = [s for s in statements(turns) if normalise_quote(s.quote) in in_excerpt]
-        planted = [s for s in found if s.instruction][:max_facts]
-        # A correction of something known or waiting for review is always shown: a stale
-        # memory left standing is worse than one more item to read.
-        corrections = [s for s in found if not s.instruction and _corrected(s, existing)]
-        corrections = corrections[:max(0, max_facts - len(planted))]
-        offered = [s for s in found if not s.instruction and s not in corrections][:CHOICES_PER_FACT * max_facts]
-        room = max_facts - len(planted) - len(corrections)
-        picked: list[tuple[Statement, str]] = [(s, "an instruction-like statement, flagged") for s in planted]
-        picked += [(s, "a correction found by code") for s in corrections]
+        selection = select(found, max_facts, OFFER_PER_FACT * max_facts, existing)
+        picked = list(selection.preset)
         reply = ModelReply("", model=self.model.model_name)
-        if offered and room > 0:
-            variables = {
-                "people": ", ".join(sorted({s.turn.speaker for s in offered})),
-                "statements": "\n".join(f"{i}. {s.memory}" for i, s in enumerate(offered, 1)),
-                "most": str(room),
-                NARROWING_KEY: ChoiceNarrowing(len(offered), room),
-            }
+        if selection.menu is not None:
             try:
-                reply = self.model.call(CHOOSER_PROMPT, variables, None, CHOOSER_DEFAULTS)
+                reply = self.model.call(CHOOSER_PROMPT, selection.menu.variables(), None, CHOOSER_DEFAULTS)
             except ModelCancelled:
                 raise
             except Exception as exc:
                 return MicroResult("aborted", error=f"model call failed: {type(exc).__name__}: {exc}")
             try:
-                chosen = choices(reply.text, len(offered), room)
+                picked += [(s, CHOSEN) for s, _category in selection.menu.read(reply.text)]
             except SchemaError as exc:
                 return MicroResult("aborted", error=f"unparsable model output: {exc}",
                                    raw_response=str(reply.text)[:100_000])
-            picked += [(offered[n - 1], "chosen by the model") for n, _category in chosen]
-        facts = [MicroFact("author", s.turn.speaker, s.memory, "other", 0.75, s.quote, _corrected(s, existing),
+        facts = [MicroFact("author", s.turn.speaker, s.memory, "other", 0.75, s.quote, corrected(s, existing),
                            [f"{how}; worded by code"]) for s, how in picked]
         return reply, MicroOutput(facts=facts)
 
@@ -497,26 +483,6 @@ class MicroReflector:
         scored = [(similarity(text, doc.text), doc) for doc in existing]
         scored = [s for s in scored if s[0] >= SUPERSEDES_MATCH]
         return max(scored, key=lambda s: s[0])[1] if scored else None
-
-
-def _corrected(statement: Statement, existing: Sequence[KnowledgeDoc]) -> str:
-    """The text of the known fact a correcting statement replaces ("" when none is clear).
-
-    The fact that shares the most names, places or months with the statement ("Lisbon",
-    "October"; "Ana", "Porto") and at least one; a tie is no clear target.
-    """
-    if not statement.corrects:
-        return ""
-    names = statement.names()
-    scored = sorted(((len(names & _names_of(d.text)), d.text) for d in existing), reverse=True)
-    if not scored or scored[0][0] < 1 or (len(scored) > 1 and scored[1][0] == scored[0][0]):
-        return ""
-    return scored[0][1]
-
-
-def _names_of(text: str) -> set[str]:
-    words = text.split()
-    return {w.strip(".,;:!?'’s").casefold() for i, w in enumerate(words) if i > 0 and w[:1].isupper()}
 
 
 class _NoTurns:

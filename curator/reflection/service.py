@@ -45,6 +45,8 @@ from curator.reflection.prompts import load_prompt
 from curator.reflection.summaries import SummaryStore, SummaryWriter
 from curator.review.actions import ReviewEngine
 from curator.review.cycles import CycleReview
+from curator.review.lifecycle import propose_fading
+from curator.review.staging import StagingArea
 from curator.sources.turns import IndexedTurn
 from curator.triggers.jobs import Job, JobQueue
 from curator.vault.paths import VaultPaths
@@ -342,6 +344,10 @@ class ReflectionService:
     def run_cycle(self, user_id: str, trigger: str = "manual") -> dict[str, Any]:
         """Run one cycle now; it proposes (pending review) or says why it cannot run."""
         outcome = self.cycle_runner().run(user_id, trigger)
+        staging = StagingArea(self.parts.store, self.parts.clock)
+        for memory in outcome.fading:
+            propose_fading(staging, self.parts.store, user_id, str(memory.get("memory_id", "")),
+                           float(memory.get("score", 0.0)))
         plain = _plain(outcome)
         if outcome.status == "blocked":
             plain["status"] = "nothing_to_do"  # the job is done: another cycle awaits review

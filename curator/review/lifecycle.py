@@ -160,14 +160,37 @@ class Lifecycle:
 
     def _stage(self, user_id: str, doc: Document, kind: str, title: str, fields: dict[str, Any],
                note: str) -> Document:
-        assert doc.path is not None
-        draft = StagedDraft(
-            kind=kind, title=title[:200], text=doc.body, category="Lifecycle",
-            source_turns=list(doc.source_turns), confidence=doc.confidence, batch_id=None,
-            origin="lifecycle", gates=[], provenance={"job": "lifecycle", "target": doc.id},
-            fields={"target_id": doc.id, "target_title": doc.title, "target_scope": doc.scope, **fields},
-            notes=[note],
-        )
-        item = self.staging.stage(user_id, draft)
-        log.info("lifecycle: %s proposed for %s (%s)", kind, doc.id, note)
-        return item
+        return stage_for(self.staging, user_id, doc, kind, title, fields, note)
+
+
+def propose_fading(staging: StagingArea, store: DocumentStore, user_id: str, doc_id: str,
+                   score: float) -> Document | None:
+    """A "still true?" item for a memory the cycle's decay scores call fading (seed 001).
+
+    Never twice while one waits; a fading memory is asked about, never dropped silently.
+    """
+    doc = store.find(doc_id, user_id, areas=("knowledge",))
+    if doc is None or doc.deleted or doc.path is None:
+        return None
+    waiting, _problems = staging.scan(user_id)
+    if any(d.kind == "recheck" and d.get("target_id") == doc_id for d in waiting):
+        return None
+    return stage_for(staging, user_id, doc, "recheck", f"Still true? {doc.title}", {"decay_score": round(score, 3)},
+                     f"fading (decay score {score:.2f} < 0.5: not read or confirmed for a long time): is it still "
+                     "true? Approve to keep it; discard to leave it as it is.")
+
+
+def stage_for(staging: StagingArea, user_id: str, doc: Document, kind: str, title: str, fields: dict[str, Any],
+              note: str) -> Document:
+    """Stage a lifecycle item (``kind``: promotion or recheck) about Knowledge document ``doc``."""
+    assert doc.path is not None
+    draft = StagedDraft(
+        kind=kind, title=title[:200], text=doc.body, category="Lifecycle",
+        source_turns=list(doc.source_turns), confidence=doc.confidence, batch_id=None,
+        origin="lifecycle", gates=[], provenance={"job": "lifecycle", "target": doc.id},
+        fields={"target_id": doc.id, "target_title": doc.title, "target_scope": doc.scope, **fields},
+        notes=[note],
+    )
+    item = staging.stage(user_id, draft)
+    log.info("lifecycle: %s proposed for %s (%s)", kind, doc.id, note)
+    return item

@@ -95,6 +95,11 @@ def source_root(source: SourceConfig) -> Path:
     return Path(source.path).expanduser()
 
 
+# The fields of a ledger ``add`` record's turn, looked up once (``dataclasses.fields`` per
+# turn was a visible part of an import).
+_TURN_FIELDS = tuple(f.name for f in dataclass_fields(IndexedTurn))
+
+
 class _Plan:
     """Ledger records for one unit, numbered and sequenced as they are made."""
 
@@ -134,7 +139,7 @@ class _Plan:
         )
         # A shallow field copy: dataclasses.asdict deep-copies every value and was a tenth of
         # an import's time; the ledger serialises the record right away anyway.
-        record = {f.name: getattr(indexed, f.name) for f in dataclass_fields(indexed)}
+        record = {name: getattr(indexed, name) for name in _TURN_FIELDS}
         record["extra"] = dict(indexed.extra)
         self._record("add", turn=record, supersedes=supersedes)
         if supersedes is None:

@@ -25,6 +25,9 @@ from curator.vault.paths import VaultPaths
 
 log = logging.getLogger(__name__)
 
+# One encoder for every record: ``json.dumps`` with options builds a new one per call.
+_RECORD = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
+
 LEDGER_NAME = "turns.jsonl"
 REJECTED_NAME = "turns.rejected.jsonl"
 
@@ -48,7 +51,7 @@ class TurnLedger:
         if records:
             append_lines(
                 self.path(user_id),
-                [json.dumps(r, ensure_ascii=False, sort_keys=True) for r in records],
+                [_RECORD.encode(r) for r in records],
             )
 
     def last_seq(self, user_id: str) -> int:

@@ -39,6 +39,30 @@ def timestamp_problem(value: Any) -> str | None:
     return None
 
 
+def extra_problem(extra: Any) -> str | None:
+    """Why ``extra`` cannot be stored as JSON in the ledger and the index (None when it can)."""
+    if not isinstance(extra, dict):
+        return "extra is not a mapping"
+    # Nearly every turn's extra is a few text or number fields: checked directly, which is
+    # much cheaper than serialising it only to throw the text away.
+    for key, value in extra.items():
+        if type(key) is not str:
+            break
+        kind = type(value)
+        if kind is str or kind is bool or kind is int or value is None:
+            continue
+        if kind is float and math.isfinite(value):
+            continue
+        break
+    else:
+        return None
+    try:
+        json.dumps(extra, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        return f"extra cannot be stored ({exc})"
+    return None
+
+
 def turn_problem(turn: Turn) -> str | None:
     """Why ``turn`` cannot be committed (None when it can)."""
     for name in _STRING_FIELDS:
@@ -57,13 +81,7 @@ def turn_problem(turn: Turn) -> str | None:
     problem = timestamp_problem(turn.timestamp)
     if problem:
         return problem
-    if not isinstance(turn.extra, dict):
-        return "extra is not a mapping"
-    try:
-        json.dumps(turn.extra, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        return f"extra cannot be stored ({exc})"
-    return None
+    return extra_problem(turn.extra)
 
 
 def checked_turns(turns: Iterable[Turn]) -> tuple[list[Turn], list[str]]:
@@ -167,11 +185,4 @@ def _add_problem(record: dict[str, Any]) -> str | None:
     supersedes = record.get("supersedes")
     if supersedes is not None and (isinstance(supersedes, bool) or not isinstance(supersedes, int)):
         return f"supersedes {supersedes!r} is not a turn number"
-    extra = turn.get("extra", {})
-    if not isinstance(extra, dict):
-        return "extra is not a mapping"
-    try:
-        json.dumps(extra, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        return f"extra cannot be stored ({exc})"
-    return None
+    return extra_problem(turn.get("extra", {}))

@@ -22,14 +22,14 @@ class BatchTrigger:
         self.ctx = ctx
 
     def _thresholds(self) -> tuple[int, float]:
-        settings = self.ctx.settings
-        return int(settings["batch.turn_threshold"]), float(settings["batch.urgency_threshold"])
+        setting = self.ctx.setting
+        return int(setting("batch.turn_threshold")), float(setting("batch.urgency_threshold"))
 
     def evaluate(self, user: TriggerUser, now: float, record_misses: bool = True
                  ) -> list[TriggerDecision]:
         code = user.acc.trigger_reason()
-        if code is None and not record_misses:
-            return []  # counted on every new turn: nothing to build when nothing is due
+        if not record_misses and (code is None or self.ctx.waits(user, "batch", None, user.state.last_turn)):
+            return []  # counted on every new turn: nothing to build when nothing is decided
         turns, urgency, _ = user.acc.counters()
         turn_thr, urg_thr = self._thresholds()
         counts = f"{turns}/{turn_thr} turns, urgency {urgency:.1f}/{urg_thr:.1f}"

@@ -22,6 +22,7 @@ from curator.triggers.decisions import (
     format_duration,
 )
 from curator.triggers.jobs import Job
+from curator.triggers.keywords import folded, holds_any
 from curator.triggers.state import TriggerUser
 
 _SCHEDULE_RE = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*$")
@@ -36,6 +37,10 @@ _ASK_RE = re.compile(
 
 def asks_for_cycle(text: str) -> bool:
     """Whether a person's message asks for a consolidation cycle."""
+    # Searched in every user turn: without either word (see ``curator.triggers.keywords``)
+    # the pattern cannot match, and the substring test is far cheaper than the search.
+    if not holds_any(folded(text or ""), ("reflect", "consolidate")):
+        return False
     return bool(_ASK_RE.search(text or ""))
 
 
@@ -61,8 +66,9 @@ class CycleTrigger:
                  ) -> list[TriggerDecision]:
         """The unprocessed-turns threshold."""
         cycle = user.state.cycle
-        threshold = int(self.ctx.settings["cycle.unprocessed_turns"])
-        if cycle.unprocessed_turns < threshold and not record_misses:
+        threshold = int(self.ctx.setting("cycle.unprocessed_turns"))
+        if not record_misses and (cycle.unprocessed_turns < threshold
+                                  or self.ctx.waits(user, "cycle", None, user.state.last_turn)):
             return []
         counts = f"{cycle.unprocessed_turns}/{threshold} unprocessed turns"
         if cycle.unprocessed_turns < threshold:

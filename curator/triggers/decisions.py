@@ -105,16 +105,29 @@ class TriggerContext:
         # While counting a batch of new turns, which jobs are pending is asked after every
         # turn; only this context queues jobs meanwhile, so the answers are kept until it does.
         self._pending_memo: dict[tuple[str, str, str | None, bool], list[Job]] | None = None
+        # Settings values read while counting, looked up once per batch instead of per turn.
+        self._setting_memo: dict[str, Any] | None = None
 
     @contextmanager
     def counting(self) -> Iterator[None]:
         """Remember pending-job answers and defer queue writes until the block ends."""
         self._pending_memo = {}
+        self._setting_memo = {}
         try:
             with self.queue.deferred_saves():
                 yield
         finally:
             self._pending_memo = None
+            self._setting_memo = None
+
+    def setting(self, key: str) -> Any:
+        """``settings[key]`` (remembered inside ``counting``)."""
+        memo = self._setting_memo
+        if memo is None:
+            return self.settings[key]
+        if key not in memo:
+            memo[key] = self.settings[key]
+        return memo[key]
 
     def pending(self, kind: str, user_id: str, conversation: str | None, any_conversation: bool) -> list[Job]:
         """``queue.pending`` (remembered inside ``counting``)."""
@@ -152,6 +165,16 @@ class TriggerContext:
         decision = self.record(user, kind, conversation, False, code, why, now=now)
         user.signatures[(kind, conversation)] = (code, *signature)
         return [decision]
+
+    def waits(self, user: TriggerUser, kind: str, conversation: str | None, last_turn: int) -> bool:
+        """Whether a due trigger must wait (a job of it is pending or just failed).
+
+        When it waits and misses are not recorded, ``blocked`` decides nothing, so a caller
+        asking on every new turn skips building the words of a decision nobody keeps.
+        """
+        if self.pending(kind, user.id, conversation, conversation is None):
+            return True
+        return user.state.suppressed.get(user.suppression_key(kind, conversation), -1) >= last_turn
 
     def blocked(self, user: TriggerUser, kind: str, conversation: str | None, last_turn: int,
                 counts: str, now: float, record_misses: bool) -> list[TriggerDecision] | None:

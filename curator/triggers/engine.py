@@ -199,26 +199,30 @@ class TriggerEngine:
         """
         with self._lock, self.ctx.counting():
             user = self._user(user_id)
-            now = self.ctx.clock.now()
-            decisions: list[TriggerDecision] = []
-            fresh: dict[int, IndexedTurn] = {}
-            for turn in turns:
-                if turn.number > user.state.last_turn and turn.status == "active":
-                    fresh.setdefault(turn.number, turn)
-            for number in sorted(fresh):
-                turn = fresh[number]
-                self._count_turn(user, turn, now)
-                decisions += self._session_ends(user, turn, now)
-                decisions += self.batch.evaluate(user, now, record_misses=False)
-                decisions += self.micro.evaluate(user, turn.conversation, now,
-                                                 record_misses=False, pressure_only=True)
-                decisions += self.cycle.evaluate(user, now, record_misses=False)
-                decisions += self.cycle.on_request_phrase(user, turn, now)
-            if fresh:
-                user.acc.save()
-            decisions += self._evaluate(user, now)
-            save_state(user)
-            return decisions
+            with user.acc.held_settings():
+                return self._count_turns(user, turns)
+
+    def _count_turns(self, user: TriggerUser, turns: Sequence[IndexedTurn]) -> list[TriggerDecision]:
+        now = self.ctx.clock.now()
+        decisions: list[TriggerDecision] = []
+        fresh: dict[int, IndexedTurn] = {}
+        for turn in turns:
+            if turn.number > user.state.last_turn and turn.status == "active":
+                fresh.setdefault(turn.number, turn)
+        for number in sorted(fresh):
+            turn = fresh[number]
+            self._count_turn(user, turn, now)
+            decisions += self._session_ends(user, turn, now)
+            decisions += self.batch.evaluate(user, now, record_misses=False)
+            decisions += self.micro.evaluate(user, turn.conversation, now,
+                                             record_misses=False, pressure_only=True)
+            decisions += self.cycle.evaluate(user, now, record_misses=False)
+            decisions += self.cycle.on_request_phrase(user, turn, now)
+        if fresh:
+            user.acc.save()
+        decisions += self._evaluate(user, now)
+        save_state(user)
+        return decisions
 
     def tick(self) -> list[TriggerDecision]:
         """Check the time-based triggers of every user (inactivity, silence, schedule).

@@ -31,9 +31,9 @@ class MicroTrigger:
         self.ctx = ctx
 
     def _limits(self) -> tuple[float, float]:
-        settings = self.ctx.settings
-        silence = float(settings["micro.silence_minutes"]) * 60.0
-        budget = float(settings["micro.context_pressure"]) * int(settings["model.n_ctx"])
+        setting = self.ctx.setting
+        silence = float(setting("micro.silence_minutes")) * 60.0
+        budget = float(setting("micro.context_pressure")) * int(setting("model.n_ctx"))
         return silence, budget
 
     def evaluate(self, user: TriggerUser, name: str, now: float, record_misses: bool = True,
@@ -46,6 +46,8 @@ class MicroTrigger:
         pressure = conv.tokens_since_micro >= budget
         if pressure_only and not pressure:
             return []  # asked on every new turn: decide before formatting anything
+        if pressure_only and not record_misses and self.ctx.waits(user, "micro", name, conv.last_turn):
+            return []  # a pending or just-failed job: ``blocked`` would record nothing either
         counts = (f"silent {format_duration(silent)} of {format_duration(silence_limit)}, "
                   f"~{conv.tokens_since_micro}/{int(budget)} tokens")
         quiet = (not pressure_only and silent >= silence_limit

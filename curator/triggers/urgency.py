@@ -59,7 +59,8 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -68,6 +69,7 @@ from typing import Any
 from curator.clock import Clock, SystemClock
 from curator.index.text import STOP_WORDS, WORD_RE, stems
 from curator.sources.turns import IndexedTurn
+from curator.triggers.keywords import folded, holds_any
 from curator.vault.atomic import quarantine, read_json_state, write_json_state
 from curator.vault.settings import Settings
 
@@ -120,6 +122,12 @@ _CORRECTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     )
 )
 
+# Words one of which every correction pattern needs (see ``curator.triggers.keywords``):
+# a text without any of them is not searched with the patterns at all.
+_CORRECTION_WORDS = ("actually", "mean", "wrong", "mistake", "misspoke", "correct", "scratch", "rephrase")
+# "No, ..." needs no/nope/nah right before its punctuation; case-sensitive on folded text.
+_NO_HINT = re.compile(r"n(?:o|ope|ah)\s*[,.!;:\u2014-]")
+
 _APPROVE_RE = re.compile(r"\bAPPROVED?\b")
 _CONTEXT_APPROVE_RE = re.compile(
     r"\b(?:validation|decision|verdict|result)\b[^\n]{0,20}?\bAPPROVED?\b", re.IGNORECASE
@@ -137,6 +145,12 @@ _ROUTE_KEYS = ("route", "planner_route", "routing")
 # be checked on disk from here, so the adapter's own look is what counts).
 _CONTRADICTION_KEYS = ("prior_findings", "has_prior_findings", "contradiction", "contradiction_detected")
 _TURN_DIR_KEYS = ("turn_dir", "turn_folder", "folder")
+# Every key name a metadata signal looks for: a flat ``extra`` holding none of them (the
+# provenance most adapters write) cannot carry one, and is not searched key by key.
+_METADATA_KEYS = frozenset(
+    k.lower() for k in (*_VALIDATION_KEYS, *_QUALITY_KEYS, *_ROUTE_KEYS, *_CONTRADICTION_KEYS,
+                        *_TURN_DIR_KEYS, "files")
+)
 
 
 @dataclass(frozen=True)
@@ -211,8 +225,47 @@ class SignalUpdate:
         return sum(s.weight for s in self.signals)
 
 
-def _weights(settings: Settings) -> dict[str, float]:
-    return {name: float(settings[f"signals.weight_{name}"]) for name in SIGNAL_NAMES}
+@dataclass(frozen=True)
+class _Tuning:
+    """The settings one turn's counting reads, looked up once per call rather than per turn."""
+
+    weights: dict[str, float]
+    topic_overlap: float
+    topic_needed: int
+    topic_window: int
+    min_quality: float
+    turn_threshold: int
+    urgency_threshold: float
+
+    @classmethod
+    def of(cls, settings: Settings) -> _Tuning:
+        return cls(
+            weights={name: float(settings[f"signals.weight_{name}"]) for name in SIGNAL_NAMES},
+            topic_overlap=float(settings["signals.topic_overlap"]),
+            topic_needed=int(settings["signals.topic_repeats"]) - 1,
+            topic_window=int(settings["signals.topic_window"]),
+            min_quality=float(settings["signals.high_confidence_quality"]),
+            turn_threshold=int(settings["batch.turn_threshold"]),
+            urgency_threshold=float(settings["batch.urgency_threshold"]),
+        )
+
+
+# Words of a message are tokenised up to the first white space past this many characters
+# at a time: a topic needs only its first few words.
+_TOPIC_CHUNK = 128
+_SPACE_RE = re.compile(r"\s")
+
+
+def _leading_words(text: str) -> Iterator[str]:
+    """The words of ``text`` in order, exactly as ``WORD_RE.finditer`` finds them, read a
+    chunk at a time. A chunk ends at white space, which no word contains or looks past, so
+    no word is cut; ``findall`` on a chunk costs far less than a match object per word."""
+    start, size = 0, len(text)
+    while start < size:
+        space = _SPACE_RE.search(text, min(start + _TOPIC_CHUNK, size))
+        end = space.start() if space is not None else size
+        yield from WORD_RE.findall(text, start, end)
+        start = end + 1
 
 
 def turn_topic(text: str, max_words: int = _TOPIC_MAX_WORDS) -> str:
@@ -220,8 +273,8 @@ def turn_topic(text: str, max_words: int = _TOPIC_MAX_WORDS) -> str:
     seen: list[str] = []
     # Only the first few words matter: tokenising a whole long message was most of the
     # cost of counting a turn.
-    for match in WORD_RE.finditer(text):
-        word = match.group(0).lower().replace("’", "'")
+    for raw in _leading_words(text):
+        word = raw.lower().replace("’", "'")
         if word in STOP_WORDS or len(word) <= 1 or word.isdigit() or word in seen:
             continue
         seen.append(word)
@@ -244,9 +297,34 @@ def same_topic(a: str, b: str, threshold: float) -> bool:
     return len(sa & sb) / min(len(sa), len(sb)) >= threshold
 
 
+def _repeats(topic: str, recent_topics: list[str], threshold: float) -> int:
+    """How many of ``recent_topics`` are ``same_topic`` as ``topic`` (its stems looked up once)."""
+    mine = _topic_stems(topic)
+    if not mine:
+        return 0
+    count = 0
+    for other in recent_topics:
+        theirs = _topic_stems(other)
+        if theirs and len(mine & theirs) / min(len(mine), len(theirs)) >= threshold:
+            count += 1
+    return count
+
+
+def _may_correct(text: str) -> bool:
+    """False when no correction pattern can match ``text`` (a necessary-word check)."""
+    low = folded(text)
+    if holds_any(low, _CORRECTION_WORDS):
+        return True
+    if "not" in low and ("that" in low or "but" in low):  # "that's not right", "not X but Y"
+        return True
+    return _NO_HINT.search(low) is not None
+
+
 def find_correction(text: str) -> str | None:
     """The label of the first correction pattern in ``text``, or ``None``."""
     normalised = text.replace("\u2019", "'").replace("\u2018", "'")
+    if not _may_correct(normalised):
+        return None
     for label, pattern in _CORRECTION_PATTERNS:
         if pattern.search(normalised):
             return label
@@ -279,6 +357,16 @@ def _find_key(data: Any, names: Iterable[str], depth: int = 3) -> Any:
     return None
 
 
+def _plain(extra: Mapping[Any, Any]) -> bool:
+    """True when ``extra`` is flat and names no metadata key: ``_find_key`` finds nothing in it."""
+    for key, value in extra.items():
+        if (key if isinstance(key, str) else str(key)).lower() in _METADATA_KEYS:
+            return False
+        if not (value is None or isinstance(value, (str, int, float))) and isinstance(value, Mapping):
+            return False
+    return True
+
+
 def _as_float(value: Any) -> float | None:
     try:
         return float(value)
@@ -293,8 +381,8 @@ def _approved(value: Any) -> bool:
     return isinstance(value, str) and bool(_APPROVE_RE.search(value.upper()))
 
 
-def _high_confidence(turn: IndexedTurn, min_quality: float) -> str | None:
-    extra = turn.extra or {}
+def _high_confidence(turn: IndexedTurn, min_quality: float, plain: bool = False) -> str | None:
+    extra = {} if plain else (turn.extra or {})
     validation = _find_key(extra, _VALIDATION_KEYS)
     approved = _approved(validation)
     quality = _as_float(_find_key(extra, _QUALITY_KEYS))
@@ -310,8 +398,8 @@ def _high_confidence(turn: IndexedTurn, min_quality: float) -> str | None:
     return None
 
 
-def _knowledge_boundary(turn: IndexedTurn) -> str | None:
-    route = _find_key(turn.extra or {}, _ROUTE_KEYS)
+def _knowledge_boundary(turn: IndexedTurn, plain: bool = False) -> str | None:
+    route = None if plain else _find_key(turn.extra or {}, _ROUTE_KEYS)
     if isinstance(route, Mapping):
         route = _find_key(route, ("name", "route", "action", "type"), depth=1)
     if isinstance(route, str):
@@ -326,8 +414,8 @@ def _knowledge_boundary(turn: IndexedTurn) -> str | None:
     return None
 
 
-def _turn_dir(turn: IndexedTurn) -> Path | None:
-    named = _find_key(turn.extra or {}, _TURN_DIR_KEYS, depth=1)
+def _turn_dir(turn: IndexedTurn, plain: bool = False) -> Path | None:
+    named = None if plain else _find_key(turn.extra or {}, _TURN_DIR_KEYS, depth=1)
     if isinstance(named, str):
         return Path(named)
     if turn.file and "turn_" in turn.file:  # only a turn folder's files can name one
@@ -341,16 +429,17 @@ def _turn_dir(turn: IndexedTurn) -> Path | None:
 _UNKNOWN = Path()
 
 
-def _contradiction(turn: IndexedTurn, folder: Path | None = _UNKNOWN) -> str | None:
-    extra = turn.extra or {}
-    flagged = _find_key(extra, _CONTRADICTION_KEYS)
-    if flagged not in (None, False, 0, "false", "False"):
-        return "prior findings present in the turn's metadata"
-    files = _find_key(extra, ("files",), depth=1)
-    if isinstance(files, list) and any(str(f).endswith("prior_findings.md") for f in files):
-        return "prior_findings.md listed in the turn folder"
+def _contradiction(turn: IndexedTurn, folder: Path | None = _UNKNOWN, plain: bool = False) -> str | None:
+    if not plain:
+        extra = turn.extra or {}
+        flagged = _find_key(extra, _CONTRADICTION_KEYS)
+        if flagged not in (None, False, 0, "false", "False"):
+            return "prior findings present in the turn's metadata"
+        files = _find_key(extra, ("files",), depth=1)
+        if isinstance(files, list) and any(str(f).endswith("prior_findings.md") for f in files):
+            return "prior_findings.md listed in the turn folder"
     if folder is _UNKNOWN:
-        folder = _turn_dir(turn)
+        folder = _turn_dir(turn, plain)
     if folder is not None and folder.is_absolute():
         try:
             if (folder / "prior_findings.md").is_file():
@@ -370,34 +459,41 @@ def detect_signals(
     ``topic`` and ``folder`` are the turn's ``turn_topic`` and ``_turn_dir`` when the caller
     has them already.
     """
-    settings = settings or Settings()
-    weights = _weights(settings)
+    return _detect(turn, recent_topics, _Tuning.of(settings or Settings()), topic, folder)
+
+
+def _detect(
+    turn: IndexedTurn, recent_topics: list[str], tuning: _Tuning, topic: str | None,
+    folder: Path | None, plain: bool | None = None,
+) -> list[Signal]:
+    weights = tuning.weights
     found: list[Signal] = []
     if turn.role == "user":
         if topic is None:
             topic = turn_topic(turn.text)
         if topic:
-            threshold = float(settings["signals.topic_overlap"])
-            needed = int(settings["signals.topic_repeats"]) - 1
-            matches = [t for t in recent_topics if same_topic(topic, t, threshold)]
-            if len(matches) >= needed:
+            repeats = _repeats(topic, recent_topics, tuning.topic_overlap)
+            if repeats >= tuning.topic_needed:
                 found.append(
                     Signal(
                         TOPIC_REPEAT,
                         weights[TOPIC_REPEAT],
-                        f"topic {topic!r} seen {len(matches) + 1} times in the recent window",
+                        f"topic {topic!r} seen {repeats + 1} times in the recent window",
                     )
                 )
         label = find_correction(turn.text)
         if label:
             found.append(Signal(CORRECTION, weights[CORRECTION], f"user correction ({label!r})"))
-    detail = _high_confidence(turn, float(settings["signals.high_confidence_quality"]))
-    if detail:
-        found.append(Signal(HIGH_CONFIDENCE, weights[HIGH_CONFIDENCE], detail))
-    detail = _knowledge_boundary(turn)
-    if detail:
-        found.append(Signal(KNOWLEDGE_BOUNDARY, weights[KNOWLEDGE_BOUNDARY], detail))
-    detail = _contradiction(turn, folder)
+    if plain is None:
+        plain = _plain(turn.extra or {})
+    if not plain or turn.context:
+        detail = _high_confidence(turn, tuning.min_quality, plain)
+        if detail:
+            found.append(Signal(HIGH_CONFIDENCE, weights[HIGH_CONFIDENCE], detail))
+        detail = _knowledge_boundary(turn, plain)
+        if detail:
+            found.append(Signal(KNOWLEDGE_BOUNDARY, weights[KNOWLEDGE_BOUNDARY], detail))
+    detail = _contradiction(turn, folder, plain)
     if detail:
         found.append(Signal(CONTRADICTION, weights[CONTRADICTION], detail))
     return found
@@ -424,6 +520,8 @@ class SignalAccumulator:
         # The last turn folder whose metadata signals were counted; not persisted because
         # the seed's state has exactly five fields (a restart may count one folder twice).
         self._last_exchange: str | None = None
+        # Settings read once for a run of updates (``held_settings``); None: read per call.
+        self._held: _Tuning | None = None
         self._state = self._load()
 
     # ---- Public API
@@ -442,7 +540,7 @@ class SignalAccumulator:
         Turns at or below ``last_batch_turn`` were already reviewed and are not counted.
         """
         with self._lock:
-            update = self._update(turn)
+            update = self._update(turn, self._tuning())
             if save and update.counted:
                 self.save()
             return update
@@ -450,7 +548,8 @@ class SignalAccumulator:
     def update_many(self, turns: Iterable[IndexedTurn]) -> list[SignalUpdate]:
         """``update`` for several turns, persisting once at the end."""
         with self._lock:
-            updates = [self._update(t) for t in sorted(turns, key=lambda t: t.number)]
+            tuning = self._tuning()
+            updates = [self._update(t, tuning) for t in sorted(turns, key=lambda t: t.number)]
             if any(u.counted for u in updates):
                 self.save()
             return updates
@@ -468,11 +567,24 @@ class SignalAccumulator:
     def trigger_reason(self) -> str | None:
         """``"turn_count"``, ``"urgency"`` or ``None`` (turn count wins when both hold)."""
         with self._lock:
-            if self._state.turns_since_last_batch >= int(self.settings["batch.turn_threshold"]):
-                return "turn_count"
-            if self._state.urgency_score > float(self.settings["batch.urgency_threshold"]):
-                return "urgency"
-            return None
+            return self._reason(self._tuning())
+
+    @contextmanager
+    def held_settings(self) -> Iterator[None]:
+        """Read the thresholds and weights once for the updates made inside the block.
+
+        The trigger engine counts thousands of turns in one call; looking up a dozen
+        settings for each was a measurable part of an import. Changed settings apply from
+        the next block.
+        """
+        with self._lock:
+            outer = self._held
+            self._held = outer or _Tuning.of(self.settings)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._held = outer
 
     def reset_after_batch(self, last_turn: int, last_seen_turn: int | None = None) -> None:
         """Zero the counters after a batch that reviewed turns up to ``last_turn``.
@@ -500,16 +612,28 @@ class SignalAccumulator:
 
     # ---- Internals
 
-    def _update(self, turn: IndexedTurn) -> SignalUpdate:
+    def _tuning(self) -> _Tuning:
+        return self._held or _Tuning.of(self.settings)
+
+    def _reason(self, tuning: _Tuning) -> str | None:
+        if self._state.turns_since_last_batch >= tuning.turn_threshold:
+            return "turn_count"
+        if self._state.urgency_score > tuning.urgency_threshold:
+            return "urgency"
+        return None
+
+    def _update(self, turn: IndexedTurn, tuning: _Tuning) -> SignalUpdate:
         state = self._state
         if turn.number <= state.last_batch_turn:
+            reason = self._reason(tuning)
             return SignalUpdate(
                 turn.number, False, (), state.urgency_score, state.turns_since_last_batch,
-                self.should_trigger(), self.trigger_reason(),
+                reason is not None, reason,
             )
-        exchange = _turn_dir(turn)
+        plain = _plain(turn.extra or {})
+        exchange = _turn_dir(turn, plain)
         topic = turn_topic(turn.text) if turn.role == "user" else ""
-        found = detect_signals(turn, state.recent_topics, self.settings, topic=topic, folder=exchange)
+        found = _detect(turn, state.recent_topics, tuning, topic, exchange, plain)
         key = str(exchange) if exchange is not None else None
         if key is not None and key == self._last_exchange:
             # Same turn folder as the previous turn: its metadata was already counted.
@@ -519,12 +643,11 @@ class SignalAccumulator:
         state.urgency_score = round(state.urgency_score + sum(s.weight for s in found), 6)
         if turn.role == "user" and topic:
             state.recent_topics.append(topic)
-            window = int(self.settings["signals.topic_window"])
-            del state.recent_topics[:-window]
+            del state.recent_topics[:-tuning.topic_window]
         for signal in found:
             log.info("turn %d of %s: signal %s +%.1f (%s)", turn.number, turn.user_id,
                      signal.name, signal.weight, signal.detail)
-        reason = self.trigger_reason()
+        reason = self._reason(tuning)
         return SignalUpdate(
             turn.number,
             True,

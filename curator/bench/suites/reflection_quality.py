@@ -23,6 +23,7 @@ is (the assistant's sentences are not about anyone's life).
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import time
 from dataclasses import dataclass, field
@@ -166,7 +167,9 @@ def reflect_case(ctx: BenchContext, case: Case, runtime: Any, work: Path) -> Cas
             result.flagged.append({**item})
             continue
         cited = tuple(message_of[n] for n in item["source_turns"] if n in message_of)
-        candidates.append(Candidate(f"{item['title']}. {item['text']}", cited))
+        # "Correction: ..." labels the kind in the queue; it is no claim to judge.
+        title = re.sub(r"^(?:Correction|Contradiction): ", "", str(item["title"]))
+        candidates.append(Candidate(f"{title}. {item['text']}", cited))
         result.staged.append({**item, "cited": list(cited)})
     result.pipeline = score(case.observations, candidates, case.messages)
     return result

@@ -82,6 +82,7 @@ class CycleOutcome:
     input_tokens: int = 0
     pending_file: str = ""
     problems: list[str] = field(default_factory=list)
+    fading: list[dict[str, Any]] = field(default_factory=list)  # memory_id, title, score
 
 
 class CycleRunner:
@@ -115,7 +116,7 @@ class CycleRunner:
         atomic_write_text(self.paths.user(user_id).pending_reflection, summary.render(record))
         return CycleOutcome("proposed", record.cycle_id, "awaits review", len(record.operations),
                             len(record.rejections), record.output_tokens, record.input_tokens,
-                            "pending-reflection.md", record.problems)
+                            "pending-reflection.md", record.problems, list(record.fading))
 
     # ---- The phases
 

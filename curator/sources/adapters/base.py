@@ -113,6 +113,10 @@ class ReadResult:
     # What an adapter learns from one line and needs on later lines of the same read
     # (a title written before the messages); never stored.
     scratch: dict[str, Any] = field(default_factory=dict)
+    # ``_last_known_time``'s memory: which list it read, how far, and what it found.
+    _known_of: list[Turn] | None = field(default=None, repr=False, compare=False)
+    _known_count: int = field(default=0, repr=False, compare=False)
+    _known_time: float | None = field(default=None, repr=False, compare=False)
 
     def problem(self, message: str) -> None:
         """Record a line or part that could not be understood (kept up to MAX_PROBLEMS)."""
@@ -120,6 +124,22 @@ class ReadResult:
             self.problems.append(message)
         else:
             self.problems_dropped += 1
+
+    def _last_known_time(self) -> float | None:
+        """The time of the last turn so far whose time is known.
+
+        Remembered between calls and brought up to date with only the turns added since
+        (adapters also append to ``turns`` directly): searching back through every earlier
+        turn made a file of 100,000 turns without times take quadratic time.
+        """
+        turns = self.turns
+        if self._known_of is not turns or self._known_count > len(turns):
+            self._known_of, self._known_count, self._known_time = turns, 0, None
+        for turn in turns[self._known_count:]:
+            if turn.time_known:
+                self._known_time = turn.timestamp
+        self._known_count = len(turns)
+        return self._known_time
 
     def skip(self, reason: str, count: int = 1) -> None:
         """Count a line left out on purpose, by reason."""
@@ -177,7 +197,8 @@ class ReadResult:
             extra[EXTRA_TIME_UNKNOWN] = True
             self.time_unknown += 1
             # For ordering only: the time of the previous turn that has one, when there is one.
-            fallback = next((t.timestamp for t in reversed(self.turns) if t.time_known), fallback)
+            known = self._last_known_time()
+            fallback = known if known is not None else fallback
         stamp = when if when is not None else fallback
         self.turns.append(
             Turn(

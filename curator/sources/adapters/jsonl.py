@@ -304,6 +304,7 @@ class JsonlAdapter(Adapter):
 SIGNAL_KEYS = ("validation", "validation_result", "decision", "quality", "quality_score", "route",
                "planner_route", "prior_findings", "has_prior_findings", "contradiction",
                "thread_closed", "session_end", "closed")
+_SIGNAL_KEY_SET = frozenset(SIGNAL_KEYS)
 
 
 def signal_extra(obj: Any) -> dict[str, Any]:
@@ -312,8 +313,8 @@ def signal_extra(obj: Any) -> dict[str, Any]:
         return {}
     out: dict[str, Any] = {}
     for holder in (obj.get("metadata"), obj.get("meta"), obj):
-        if not isinstance(holder, dict):
-            continue
+        if not isinstance(holder, dict) or _SIGNAL_KEY_SET.isdisjoint(holder):
+            continue  # most messages carry none of the keys: one set test instead of thirteen
         for key in SIGNAL_KEYS:
             value = holder.get(key)
             if isinstance(value, (str, int, float, bool)) and not (isinstance(value, str) and len(value) > 200):

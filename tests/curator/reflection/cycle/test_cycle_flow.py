@@ -8,6 +8,7 @@ from curator.engine import Engine
 from curator.reflection.cycle.decay import DecayState
 from curator.reflection.cycle.summary import SECTION_TITLES
 from curator.reflection.service import ReflectionService
+from curator.vault.documents import Document
 
 
 def user_root(engine: Engine) -> Path:
@@ -92,3 +93,18 @@ def test_partial_approval_with_changes(engine: Engine, service: ReflectionServic
     assert not (root / "MEMORY.md").exists()
     assert "St. Clair" in (root / "memory/graph/entities/maya.md").read_text("utf-8")
     assert "partial" in (root / "memory/meta/reflection-log.md").read_text("utf-8")
+
+
+def test_a_fading_memory_is_asked_about_in_the_queue_once(engine: Engine, service: ReflectionService) -> None:
+    """Decay below 0.5 (about 52 days unseen, half-life 30): a "still true?" item, never a silent drop."""
+    old = Document.new(doc_id="old0000001", kind="fact", title="Maya's old bicycle",
+                       body="Maya rides an old blue bicycle to work.\n", confidence=0.8,
+                       approved_at="2026-10-01T10:00:00Z", status="approved")
+    engine.document_changed(engine.store.create(old, "default", "knowledge", "Facts"))
+    outcome = service.run_cycle("default", "manual")
+    assert any(f["memory_id"] == "old0000001" for f in outcome["fading"]), outcome["fading"]
+    rechecks = [i for i in service.review.list_items("default").items if i.kind == "recheck"]
+    assert [i.title for i in rechecks] == ["Still true? Maya's old bicycle"]
+    service.cycle_review().reject("default", outcome["cycle_id"], reason="not now")
+    service.run_cycle("default", "manual")
+    assert len([i for i in service.review.list_items("default").items if i.kind == "recheck"]) == 1

@@ -1,0 +1,119 @@
+"""What a small model is asked when it chooses, and what its answer means.
+
+With ``reflection.writer`` = choose (the default for models under about a billion
+parameters), batch and micro-reflection do not ask the model to write: they offer it the
+person's own statements (:mod:`curator.reflection.statements`), numbered, and it answers
+with numbers and a category (prompt ``batch_chooser``). Some statements are not the model's
+to choose: an instruction-like one is always staged (and flagged by the untrusted-output
+checks), and a correction of a fact that is known or waiting for review is always shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from curator.reflection.narrowing import NARROWING_KEY, ChoiceNarrowing
+from curator.reflection.ports import GenerationDefaults, KnowledgeDoc
+from curator.reflection.schemas import NewFact, SchemaError, load_json_object
+from curator.reflection.statements import Statement
+
+CHOOSER_PROMPT = "batch_chooser"
+CHOOSER_DEFAULTS = GenerationDefaults(temperature=0.2, max_tokens=320)
+WRITERS = ("model", "choose")
+CATEGORIES = ("Facts", "Patterns", "Concepts")
+BATCH_OFFER = 5  # statements a batch offers, best ranked first
+OFFER_PER_FACT = 2  # statements a micro-reflection offers per fact it may keep
+PLANTED = "an instruction-like statement, flagged"
+FOUND_CORRECTION = "a correction found by code"
+CHOSEN = "chosen by the model"
+
+
+@dataclass(frozen=True)
+class Menu:
+    """One choosing call: statements numbered from 1, of which at most ``most`` are kept."""
+
+    offered: tuple[Statement, ...]
+    most: int
+
+    def variables(self) -> dict[str, Any]:
+        return {
+            "people": ", ".join(sorted({s.turn.speaker for s in self.offered})),
+            "statements": "\n".join(f"{i}. {s.memory}" for i, s in enumerate(self.offered, 1)),
+            "most": str(self.most),
+            NARROWING_KEY: ChoiceNarrowing(len(self.offered), self.most),
+        }
+
+    def read(self, raw: str) -> list[tuple[Statement, str]]:
+        """The chosen statements with their categories; raises SchemaError on a useless reply."""
+        return [(self.offered[n - 1], category) for n, category in choices(raw, len(self.offered), self.most)]
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What code keeps whatever the model says, and what the model is asked to choose from."""
+
+    preset: tuple[tuple[Statement, str], ...]  # (statement, why it is kept)
+    menu: Menu | None
+
+
+def choices(raw: str, count: int, most: int) -> list[tuple[int, str]]:
+    """(number, category) pairs of a reply: listed numbers only, each once, at most ``most``."""
+    data = load_json_object(raw)
+    keep = data.get("keep")
+    if not isinstance(keep, list):
+        raise SchemaError("reply has no list 'keep'")
+    out: list[tuple[int, str]] = []
+    for entry in keep:
+        if not isinstance(entry, dict):
+            continue
+        number, category = entry.get("number"), entry.get("category")
+        if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= count:
+            continue
+        if number in {n for n, _c in out}:
+            continue
+        out.append((number, category if category in CATEGORIES else "Facts"))
+    return out[:most]
+
+
+def select(found: Sequence[Statement], cap: int, offer: int,
+           existing: Sequence[KnowledgeDoc] = ()) -> Selection:
+    """Planted instructions first, then corrections of ``existing``, then a menu for the rest.
+
+    Everything stays within ``cap`` (seed 000's 2 facts per batch, ``micro.max_facts``).
+    """
+    planted = [s for s in found if s.instruction][:cap]
+    fixes = [s for s in found if not s.instruction and corrected(s, existing)][:max(0, cap - len(planted))]
+    preset = [(s, PLANTED) for s in planted] + [(s, FOUND_CORRECTION) for s in fixes]
+    room = cap - len(preset)
+    offered = tuple(s for s in found if not s.instruction and s not in fixes)[:offer]
+    return Selection(tuple(preset), Menu(offered, room) if offered and room > 0 else None)
+
+
+def corrected(statement: Statement, existing: Sequence[KnowledgeDoc]) -> str:
+    """The text of the known fact a correcting statement replaces ("" when none is clear).
+
+    The fact that shares the most names, places or months with the statement ("Lisbon",
+    "October"; "Ana", "Porto") and at least one; a tie is no clear target.
+    """
+    if not statement.corrects or not existing:
+        return ""
+    names = statement.names()
+    scored = sorted(((len(names & names_of(d.text)), d.text) for d in existing), reverse=True)
+    if scored[0][0] < 1 or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+        return ""
+    return scored[0][1]
+
+
+def names_of(text: str) -> set[str]:
+    """Capitalised words of ``text`` after its first (names, places, months), folded."""
+    words = text.split()
+    return {w.strip(".,;:!?'’s").casefold() for i, w in enumerate(words) if i > 0 and w[:1].isupper()}
+
+
+def new_fact(statement: Statement, category: str, how: str) -> NewFact:
+    """A batch item for ``statement``: code's wording, the turn's own words as evidence."""
+    turn = statement.turn.number
+    return NewFact(title=statement.title, content=statement.memory, source_turns=[turn], related_existing=[],
+                   category=category, notes=[f"{how}; worded by code"], evidence=[(turn, statement.quote)])
