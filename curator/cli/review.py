@@ -137,38 +137,9 @@ def _run(args: argparse.Namespace, engine: ReviewEngine) -> int:
     command = args.review_command
     try:
         if command == "list":
-            listing = engine.list_items(args.user, args.kind)
-            lines = []
-            for lane in ("review", "flagged", "summaries"):
-                items = listing.lane(lane)
-                if items:
-                    lines.append(f"== {lane} ({len(items)})")
-                for i in items:
-                    mark = "*" if i.recurring else " "
-                    lines.append(f"{mark} {i.doc_id}  {i.kind:<13} {i.confidence:.2f}  {elide(i.title, 60)}")
-            for prob in listing.problems:
-                lines.append(f"! unreadable staging file {prob.path}: {prob.reason}")
-            _out(args, {"items": [i.to_dict() for i in listing.items],
-                        "problems": [{"path": str(p.path), "reason": p.reason} for p in listing.problems]},
-                 "\n".join(lines) or "nothing staged")
+            _list(args, engine)
         elif command == "show":
-            detail = engine.show(args.user, args.item)
-            item = detail.item
-            text = [f"{item.doc_id}  {item.kind}  confidence {item.confidence:.2f}  sha256 {item.content_hash}",
-                    f"title: {visible(item.title)}", f"gates: {', '.join(item.gates)}"]
-            for flag in item.flags:
-                text.append(f"FLAG {flag['flag']}: {visible(flag['reason'])}")
-            text.append("")
-            text.append(detail.revealed_text)
-            if detail.old_text:
-                text += ["", "--- before", visible(detail.old_text), "+++ after", visible(detail.new_text)]
-            for ev in detail.evidence:
-                text.append(
-                    f"[turn {ev.number}] {visible(ev.speaker or ev.role)}: {visible(ev.text)}"
-                    if ev.exists
-                    else f"[turn {ev.number}] (not found)"
-                )
-            _out(args, detail.to_dict(), "\n".join(text))
+            _show(args, engine)
         elif command == "approve":
             result = engine.approve(args.user, args.item, _current_hash(engine, args), text=args.text,
                                     accept_flags=args.accept_flags)
@@ -201,6 +172,43 @@ def _run(args: argparse.Namespace, engine: ReviewEngine) -> int:
         _out(args, {"error": str(exc)}, f"refused: {exc}")
         return 1
     return 0
+
+
+def _list(args: argparse.Namespace, engine: ReviewEngine) -> None:
+    listing = engine.list_items(args.user, args.kind)
+    lines = []
+    for lane in ("review", "flagged", "summaries"):
+        items = listing.lane(lane)
+        if items:
+            lines.append(f"== {lane} ({len(items)})")
+        for i in items:
+            mark = "*" if i.recurring else " "
+            lines.append(f"{mark} {i.doc_id}  {i.kind:<13} {i.confidence:.2f}  {elide(i.title, 60)}")
+    for prob in listing.problems:
+        lines.append(f"! unreadable staging file {prob.path}: {prob.reason}")
+    _out(args, {"items": [i.to_dict() for i in listing.items],
+                "problems": [{"path": str(p.path), "reason": p.reason} for p in listing.problems]},
+         "\n".join(lines) or "nothing staged")
+
+
+def _show(args: argparse.Namespace, engine: ReviewEngine) -> None:
+    detail = engine.show(args.user, args.item)
+    item = detail.item
+    text = [f"{item.doc_id}  {item.kind}  confidence {item.confidence:.2f}  sha256 {item.content_hash}",
+            f"title: {visible(item.title)}", f"gates: {', '.join(item.gates)}"]
+    for flag in item.flags:
+        text.append(f"FLAG {flag['flag']}: {visible(flag['reason'])}")
+    text.append("")
+    text.append(detail.revealed_text)
+    if detail.old_text:
+        text += ["", "--- before", visible(detail.old_text), "+++ after", visible(detail.new_text)]
+    for ev in detail.evidence:
+        text.append(
+            f"[turn {ev.number}] {visible(ev.speaker or ev.role)}: {visible(ev.text)}"
+            if ev.exists
+            else f"[turn {ev.number}] (not found)"
+        )
+    _out(args, detail.to_dict(), "\n".join(text))
 
 
 def _cycles(engine: ReviewEngine) -> Any:

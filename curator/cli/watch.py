@@ -7,11 +7,15 @@ import json
 import signal
 import sys
 import threading
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from curator.cli.common import writer
 from curator.events import Event
 from curator.text_safety import visible
+
+if TYPE_CHECKING:
+    from curator.engine import Engine
 
 
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
@@ -24,19 +28,44 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
 
 def cmd_watch(args: argparse.Namespace) -> int:
     stop = threading.Event()
-    as_json = bool(args.json)
+    printer = _EventPrinter(bool(args.json))
 
-    # Events arrive from the watcher thread and the reflection thread at once; one lock
-    # around each whole line keeps two events from sharing a line of --json output.
-    write_lock = threading.Lock()
+    def handle_signal(signum: int, frame: Any) -> None:
+        stop.set()
 
-    def out(kind: str, data: dict[str, Any], line: str) -> None:
-        rendered = json.dumps({"event": kind, **data}, ensure_ascii=False, default=str) if as_json else line
-        with write_lock:
+    signal.signal(signal.SIGTERM, handle_signal)
+    signal.signal(signal.SIGINT, handle_signal)
+    with writer(args) as engine:
+        engine.bus.subscribe(printer.on_event)
+        _announce(engine, printer.out)
+        engine.start_watching()
+        if getattr(args, "reflect", False):
+            engine.start_reflection()
+        printer.out("ready", {"vault": str(engine.paths.root)},
+                    f"watching; vault {engine.paths.root}; Ctrl+C to stop")
+        while not stop.wait(0.5):
+            pass
+        printer.out("stopping", {}, "stopping")
+    return 0
+
+
+class _EventPrinter:
+    """Prints the engine's events, one line each (a JSON object with ``--json``)."""
+
+    def __init__(self, as_json: bool) -> None:
+        self.as_json = as_json
+        # Events arrive from the watcher thread and the reflection thread at once; one lock
+        # around each whole line keeps two events from sharing a line of --json output.
+        self.write_lock = threading.Lock()
+
+    def out(self, kind: str, data: dict[str, Any], line: str) -> None:
+        rendered = json.dumps({"event": kind, **data}, ensure_ascii=False, default=str) if self.as_json else line
+        with self.write_lock:
             sys.stdout.write(rendered + "\n")
             sys.stdout.flush()
 
-    def on_event(event: Event) -> None:
+    def on_event(self, event: Event) -> None:
+        out = self.out
         d = event.data
         if event.kind == "turns.added":
             for t in d["turns"]:
@@ -65,28 +94,16 @@ def cmd_watch(args: argparse.Namespace) -> int:
                 f"reflection {d.get('job_kind')} [{d.get('user_id')}]: {outcome.get('status')}"
                 + (f", staged {staged}" if staged else "") + (f" ({outcome['error']})" if outcome.get("error") else ""))
 
-    def handle_signal(signum: int, frame: Any) -> None:
-        stop.set()
 
-    signal.signal(signal.SIGTERM, handle_signal)
-    signal.signal(signal.SIGINT, handle_signal)
-    with writer(args) as engine:
-        engine.bus.subscribe(on_event)
-        if not engine.settings.sources:
-            out("info", {"message": "no sources"}, "no sources configured (add one with `curator source add PATH`)")
-        for source in engine.settings.sources:
-            out(
-                "source",
-                source.to_dict(),
-                f"watching {source.id}: {source.path} ({source.adapter}, user {source.user_id})",
-            )
-        for warning in engine.warnings:
-            out("warning", {"message": warning}, f"warning: {warning}")
-        engine.start_watching()
-        if getattr(args, "reflect", False):
-            engine.start_reflection()
-        out("ready", {"vault": str(engine.paths.root)}, f"watching; vault {engine.paths.root}; Ctrl+C to stop")
-        while not stop.wait(0.5):
-            pass
-        out("stopping", {}, "stopping")
-    return 0
+def _announce(engine: Engine, out: Callable[[str, dict[str, Any], str], None]) -> None:
+    """What is watched, and the warnings the engine opened with."""
+    if not engine.settings.sources:
+        out("info", {"message": "no sources"}, "no sources configured (add one with `curator source add PATH`)")
+    for source in engine.settings.sources:
+        out(
+            "source",
+            source.to_dict(),
+            f"watching {source.id}: {source.path} ({source.adapter}, user {source.user_id})",
+        )
+    for warning in engine.warnings:
+        out("warning", {"message": warning}, f"warning: {warning}")

@@ -51,17 +51,8 @@ def plan_prompt(
     Raises:
         PromptTooLong: Even with every variable item dropped there is no room for output.
     """
-    count = lambda text: len(tokenize(text)) if text else 0  # noqa: E731
-    segments = request.user
-    fixed = count(request.system) + TEMPLATE_MARGIN
-    item_tokens: dict[int, list[int]] = {}
-    for index, segment in enumerate(segments):
-        if segment.trimmable:
-            joiner = count(segment.joiner) if segment.joiner.strip() else 1
-            item_tokens[index] = [count(item) + joiner for item in segment.items or []]
-            fixed += count(segment.empty)
-        else:
-            fixed += count(segment.text)
+    count = _counter(tokenize)
+    fixed, item_tokens = _measure(request, count)
     variable = sum(sum(tokens) for tokens in item_tokens.values())
     free = n_ctx - fixed
     if free < request.min_output_tokens:
@@ -73,42 +64,81 @@ def plan_prompt(
         max_tokens = request.max_tokens
     else:
         max_tokens = min(request.max_tokens, max(free - variable, free // 2, request.min_output_tokens))
-    room = free - max_tokens
-
-    kept: dict[int, list[int]] = {i: list(range(len(t))) for i, t in item_tokens.items()}
-    cut: dict[int, str] = {}
-    used = variable
-    order = sorted(item_tokens, key=lambda i: segments[i].rank)
-    for index in order:
-        if used <= room:
-            break
-        segment = segments[index]
-        tokens = item_tokens[index]
-        while used > room and kept[index]:
-            victim = kept[index][0] if segment.drop == "oldest" else kept[index][-1]
-            if len(kept[index]) == 1:
-                # Last item of this list: shorten it rather than lose it when enough fits.
-                others = used - tokens[victim]
-                budget = room - others - 4
-                if budget >= MIN_CUT_TOKENS:
-                    item = (segment.items or [])[victim]
-                    cut[index] = detokenize(tokenize(item)[:budget]).rstrip() + " …"
-                    used = others + count(cut[index]) + 1
-                    break
-            kept[index].remove(victim)
-            used -= tokens[victim]
-    if used > room:
+    trimmer = _Trimmer(request, item_tokens, tokenize, detokenize)
+    used = trimmer.fit(variable, free - max_tokens)
+    if used > free - max_tokens:
         raise PromptTooLong(f"{request.kind}: the prompt does not fit in {n_ctx} tokens")
-    user_text = request.user_text(kept, cut)
+    kept, cut = trimmer.kept, trimmer.cut
+    segments = request.user
     names = {i: segments[i].placeholder or f"segment{i}" for i in item_tokens}
     return PromptPlan(
-        user_text=user_text,
+        user_text=request.user_text(kept, cut),
         prompt_tokens=fixed - TEMPLATE_MARGIN + used,
         max_tokens=max_tokens,
         kept={names[i]: kept[i] for i in item_tokens},
         dropped={names[i]: len(item_tokens[i]) - len(kept[i]) for i in item_tokens},
         cut=[names[i] for i in cut],
     )
+
+
+def _counter(tokenize: Callable[[str], list[int]]) -> Callable[[str], int]:
+    def count(text: str) -> int:
+        return len(tokenize(text)) if text else 0
+
+    return count
+
+
+def _measure(request: ModelRequest, count: Callable[[str], int]) -> tuple[int, dict[int, list[int]]]:
+    """Tokens of the fixed part, and of each item of each trimmable segment (with its joiner)."""
+    fixed = count(request.system) + TEMPLATE_MARGIN
+    item_tokens: dict[int, list[int]] = {}
+    for index, segment in enumerate(request.user):
+        if segment.trimmable:
+            joiner = count(segment.joiner) if segment.joiner.strip() else 1
+            item_tokens[index] = [count(item) + joiner for item in segment.items or []]
+            fixed += count(segment.empty)
+        else:
+            fixed += count(segment.text)
+    return fixed, item_tokens
+
+
+class _Trimmer:
+    """Drops (or shortens the last of) trimmable items in rank order until the input fits."""
+
+    def __init__(self, request: ModelRequest, item_tokens: dict[int, list[int]],
+                 tokenize: Callable[[str], list[int]], detokenize: Callable[[Sequence[int]], str]) -> None:
+        self.segments = request.user
+        self.item_tokens = item_tokens
+        self.tokenize = tokenize
+        self.detokenize = detokenize
+        self.kept: dict[int, list[int]] = {i: list(range(len(t))) for i, t in item_tokens.items()}
+        self.cut: dict[int, str] = {}
+
+    def fit(self, used: int, room: int) -> int:
+        """Trim until ``used`` tokens fit in ``room``; returns the tokens used after trimming."""
+        for index in sorted(self.item_tokens, key=lambda i: self.segments[i].rank):
+            if used <= room:
+                break
+            used = self._trim_segment(index, used, room)
+        return used
+
+    def _trim_segment(self, index: int, used: int, room: int) -> int:
+        segment = self.segments[index]
+        tokens = self.item_tokens[index]
+        kept = self.kept[index]
+        while used > room and kept:
+            victim = kept[0] if segment.drop == "oldest" else kept[-1]
+            if len(kept) == 1:
+                # Last item of this list: shorten it rather than lose it when enough fits.
+                others = used - tokens[victim]
+                budget = room - others - 4
+                if budget >= MIN_CUT_TOKENS:
+                    item = (segment.items or [])[victim]
+                    self.cut[index] = self.detokenize(self.tokenize(item)[:budget]).rstrip() + " …"
+                    return others + _counter(self.tokenize)(self.cut[index]) + 1
+            kept.remove(victim)
+            used -= tokens[victim]
+        return used
 
 
 __all__ = ["MIN_CUT_TOKENS", "TEMPLATE_MARGIN", "PromptPlan", "PromptTooLong", "plan_prompt"]

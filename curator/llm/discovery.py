@@ -387,10 +387,7 @@ def discover_models(
         an invalid header are included with ``error`` set.
     """
     if catalogue is None:
-        try:
-            catalogue = load_catalogue()
-        except CatalogueError:
-            catalogue = None
+        catalogue = _bundled_catalogue()
     found: list[DiscoveredModel] = []
     seen: set[str] = set()
 
@@ -408,7 +405,23 @@ def discover_models(
         default = resolve_default_model(catalogue.default if catalogue else None)
         if default.path is not None:
             add(default.path, SOURCE_DEFAULT, default.spec.name if default.spec else None)
+    for root in _search_roots(roots, extra_folders, include_project):
+        if root.path.is_dir():
+            for path, name in _model_files(root):
+                add(path, root.source, name)
+    return found
 
+
+def _bundled_catalogue() -> Catalogue | None:
+    try:
+        return load_catalogue()
+    except CatalogueError:
+        return None
+
+
+def _search_roots(roots: Sequence[SearchRoot] | None, extra_folders: Iterable[Path],
+                  include_project: bool) -> list[SearchRoot]:
+    """The project's folder, then the person's folders, then each app's (or ``roots``)."""
     search: list[SearchRoot] = []
     if include_project:
         project = _project_models_dir()
@@ -416,20 +429,17 @@ def discover_models(
             search.append(SearchRoot(project, SOURCE_PROJECT, "tree", 2))
     search.extend(SearchRoot(Path(f), SOURCE_FOLDER, "tree", 4) for f in extra_folders)
     search.extend(default_roots() if roots is None else roots)
+    return search
 
-    for root in search:
-        if not root.path.is_dir():
-            continue
-        if root.layout == "ollama":
-            for name, blob in _ollama_models(root.path):
-                add(blob, root.source, name)
-        elif root.layout == "hf":
-            for name, path in _hf_models(root.path):
-                add(path, root.source, name)
-        else:
-            for path in _walk_tree(root.path, root.max_depth):
-                add(path, root.source)
-    return found
+
+def _model_files(root: SearchRoot) -> Iterator[tuple[Path, str | None]]:
+    """GGUF files under one root with the name its layout gives them (None: none given)."""
+    if root.layout == "ollama":
+        yield from ((blob, name) for name, blob in _ollama_models(root.path))
+    elif root.layout == "hf":
+        yield from ((path, name) for name, path in _hf_models(root.path))
+    else:
+        yield from ((path, None) for path in _walk_tree(root.path, root.max_depth))
 
 
 def discover_for_settings(

@@ -166,7 +166,38 @@ def parse_prompt(text: str, source: Path | None = None) -> PromptTemplate:
     """
     where = str(source) if source is not None else "prompt"
     meta, body = _split_frontmatter(text, where)
+    name, version, temperature, max_tokens, repeat_penalty = _header_fields(meta, where)
+    placeholders = meta.get("placeholders", [])
+    if not isinstance(placeholders, list) or not all(isinstance(p, str) for p in placeholders):
+        raise PromptError(f"{where}: 'placeholders' must be a list of names")
+    trim = _trim_rules(meta, where)
+    schema = meta.get("output_schema")
+    if schema is not None:
+        try:
+            check_schema(schema)
+        except SchemaError as exc:
+            raise PromptError(f"{where}: output_schema: {exc}") from None
+    description, system, user = _sections(body, where)
+    template = PromptTemplate(
+        name=name,
+        version=version,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        system=system,
+        user=user,
+        placeholders=tuple(placeholders),
+        trim=tuple(trim),
+        output_schema=schema,
+        repeat_penalty=repeat_penalty,
+        description=str(meta.get("description") or description).strip(),
+        source=source,
+    )
+    _check_placeholders(template, where)
+    return template
 
+
+def _header_fields(meta: dict[str, Any], where: str) -> tuple[str, int, float, int, float]:
+    """Name, version and sampling settings from the frontmatter, each checked."""
     name = meta.get("name")
     if not isinstance(name, str) or not _NAME.match(name):
         raise PromptError(f"{where}: 'name' must be a lower-case identifier")
@@ -179,15 +210,13 @@ def parse_prompt(text: str, source: Path | None = None) -> PromptTemplate:
     max_tokens = meta.get("max_tokens")
     if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or not 1 <= max_tokens <= 32768:
         raise PromptError(f"{where}: 'max_tokens' must be an integer from 1 to 32768")
-
     repeat_penalty = meta.get("repeat_penalty", 1.0)
     if not _is_number(repeat_penalty) or not 1 <= repeat_penalty <= 2:
         raise PromptError(f"{where}: 'repeat_penalty' must be a number from 1 to 2")
+    return name, version, float(temperature), max_tokens, float(repeat_penalty)
 
-    placeholders = meta.get("placeholders", [])
-    if not isinstance(placeholders, list) or not all(isinstance(p, str) for p in placeholders):
-        raise PromptError(f"{where}: 'placeholders' must be a list of names")
 
+def _trim_rules(meta: dict[str, Any], where: str) -> list[TrimRule]:
     trim: list[TrimRule] = []
     for entry in meta.get("trim") or []:
         if not isinstance(entry, dict) or not isinstance(entry.get("placeholder"), str):
@@ -196,14 +225,11 @@ def parse_prompt(text: str, source: Path | None = None) -> PromptTemplate:
         if drop not in ("oldest", "newest"):
             raise PromptError(f"{where}: trim 'drop' must be oldest or newest, not {drop!r}")
         trim.append(TrimRule(entry["placeholder"], drop))
+    return trim
 
-    schema = meta.get("output_schema")
-    if schema is not None:
-        try:
-            check_schema(schema)
-        except SchemaError as exc:
-            raise PromptError(f"{where}: output_schema: {exc}") from None
 
+def _sections(body: str, where: str) -> tuple[str, str, str]:
+    """The body's description (before the sections), system section and user section."""
     sections = list(_SECTION.finditer(body))
     found = [m.group(1).lower() for m in sections]
     if found != ["system", "user"]:
@@ -215,35 +241,24 @@ def parse_prompt(text: str, source: Path | None = None) -> PromptTemplate:
     user = body[sections[1].end() :].strip()
     if not system or not user:
         raise PromptError(f"{where}: the system and user sections must not be empty")
+    return description, system, user
 
-    template = PromptTemplate(
-        name=name,
-        version=version,
-        temperature=float(temperature),
-        max_tokens=max_tokens,
-        system=system,
-        user=user,
-        placeholders=tuple(placeholders),
-        trim=tuple(trim),
-        output_schema=schema,
-        repeat_penalty=float(repeat_penalty),
-        description=str(meta.get("description") or description).strip(),
-        source=source,
-    )
-    declared = set(placeholders)
+
+def _check_placeholders(template: PromptTemplate, where: str) -> None:
+    """Every placeholder used is declared, and a trimmable one sits in the user section."""
+    declared = set(template.placeholders)
     unknown = sorted(template.used_placeholders() - declared)
     if unknown:
         raise PromptError(
             f"{where}: uses {{{unknown[0]}}}, which is not in its 'placeholders' list"
         )
-    for rule in trim:
+    for rule in template.trim:
         if rule.placeholder not in declared:
             raise PromptError(f"{where}: trim names {rule.placeholder!r}, not a declared placeholder")
-        if f"{{{rule.placeholder}}}" in system:
+        if f"{{{rule.placeholder}}}" in template.system:
             raise PromptError(
                 f"{where}: {{{rule.placeholder}}} is trimmable, so it belongs in the user section"
             )
-    return template
 
 
 def read_prompt_file(path: Path) -> PromptTemplate:

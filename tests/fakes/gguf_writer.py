@@ -5,7 +5,7 @@ from __future__ import annotations
 import struct
 from typing import Any
 
-from curator.llm.gguf import (
+from curator.llm.gguf_format import (
     _ARRAY,
     _BOOL,
     _FLOAT32,
@@ -14,8 +14,8 @@ from curator.llm.gguf import (
     _STRING,
     _UINT32,
     GGUF_MAGIC,
-    TensorInfo,
 )
+from curator.llm.gguf_info import TensorInfo
 
 
 def build_gguf(

@@ -60,7 +60,7 @@ def test_an_exception_half_way_rolls_the_action_back(vault, monkeypatch):
     def broken(*args, **kwargs):
         raise OSError("disk full")
 
-    monkeypatch.setattr(review, "_log", broken)  # the file moved, then the undo log write fails
+    monkeypatch.setattr(review.log, "append", broken)  # the file moved, then the undo log write fails
     with pytest.raises(OSError):
         review.approve(USER, item, shown)
     assert [d.id for _, d in vault.store.iter_documents(USER, "staging")] == [item]

@@ -80,9 +80,26 @@ def plan(
             return files[rel] or ""
         return _read(root, rel) or ""
 
-    number = record.number
     if memory_text is not None:
         files["MEMORY.md"] = memory_text.rstrip("\n") + "\n"
+    _operations(root, record, approved, files, current)
+    _logs(root, record, approved, files, current, status, count, reason)
+    _decay(root, record, approved, files, current, now, count)
+    _rejected(rejected, files, current, record, now)
+    answered = CycleRecord.from_json(record.to_json())
+    answered.status = status
+    answered.decision = {"status": status, "approved": [o.op_id for o in approved],
+                         "rejected": [o.op_id for o in rejected], "memory_rewrite": memory_text is not None,
+                         "reason": reason, "answered_at": iso(now)}
+    files[record_rel(record.cycle_id)] = answered.to_json()
+    files["pending-reflection.md"] = None
+    return [Change(rel, text) for rel, text in files.items()]
+
+
+def _operations(root: Path, record: CycleRecord, approved: Sequence[Operation], files: dict[str, str | None],
+                current: Callable[[str], str]) -> None:
+    """The approved operations' changes: entity pages and the graph index, procedures, flags, archive."""
+    number = record.number
     entities, edges = graph.parse_index(current("memory/graph/index.md"))
     facts: dict[str, tuple[str, list[str], list[str]]] = {}
     for op in approved:
@@ -112,17 +129,6 @@ def plan(
         entities[slug] = date
     if facts or edges:
         files["memory/graph/index.md"] = graph.render_index(entities, edges)
-    _logs(root, record, approved, files, current, status, count, reason)
-    _decay(root, record, approved, files, current, now, count)
-    _rejected(rejected, files, current, record, now)
-    answered = CycleRecord.from_json(record.to_json())
-    answered.status = status
-    answered.decision = {"status": status, "approved": [o.op_id for o in approved],
-                         "rejected": [o.op_id for o in rejected], "memory_rewrite": memory_text is not None,
-                         "reason": reason, "answered_at": iso(now)}
-    files[record_rel(record.cycle_id)] = answered.to_json()
-    files["pending-reflection.md"] = None
-    return [Change(rel, text) for rel, text in files.items()]
 
 
 def _logs(root: Path, record: CycleRecord, approved: Sequence[Operation], files: dict[str, str | None],

@@ -26,34 +26,45 @@ def memory_diff(old: str, new: str) -> str:
 
 
 def render(record: CycleRecord) -> str:
-    ops = record.operations
-    date = record.created_at[:10]
-
-    def items(kind: str, fmt: str) -> list[str]:
-        out = [fmt.format(o=o) for o in ops if o.operation == kind]
-        return out or ["- none"]
-
-    parts = [f"# Reflection Summary — {date}", ""]
+    """The whole pending-reflection.md: heading, the seven sections, then the footer."""
+    parts = [f"# Reflection Summary — {record.created_at[:10]}", ""]
     if record.milestone:
         parts += [f"> **Milestone reflection #{record.number}:** {record.milestone}", ""]
-    parts += [f"## {SECTION_TITLES[0]}", *items("EXTRACT", "- {o.content} → [[{o.entity}]] ({o.op_id})"), ""]
-    parts += [
-        f"## {SECTION_TITLES[1]}",
-        *items("CONNECT", "- {o.entity} → {o.relation} → {o.other} (NEW) ({o.op_id})"),
-        "",
+    parts += _operation_sections(record)
+    parts += _memory_changes(record)
+    parts += _evolution(record)
+    parts += _questions(record)
+    parts += _footer(record)
+    return "\n".join(parts) + "\n"
+
+
+def _operation_sections(record: CycleRecord) -> list[str]:
+    """Sections one to four: what the operations extract, connect, archive and flag."""
+    def items(kind: str, fmt: str) -> list[str]:
+        out = [fmt.format(o=o) for o in record.operations if o.operation == kind]
+        return out or ["- none"]
+
+    return [
+        f"## {SECTION_TITLES[0]}", *items("EXTRACT", "- {o.content} → [[{o.entity}]] ({o.op_id})"), "",
+        f"## {SECTION_TITLES[1]}", *items("CONNECT", "- {o.entity} → {o.relation} → {o.other} (NEW) ({o.op_id})"), "",
+        f"## {SECTION_TITLES[2]}",
+        *items("ARCHIVE", "- {o.entity}: {o.content} (score: {o.score:.2f}) ({o.op_id})"), "",
+        f"## {SECTION_TITLES[3]}", *items("FLAG", "- {o.content} ({o.op_id})"), "",
     ]
-    parts += [f"## {SECTION_TITLES[2]}",
-              *items("ARCHIVE", "- {o.entity}: {o.content} (score: {o.score:.2f}) ({o.op_id})"), ""]
-    parts += [f"## {SECTION_TITLES[3]}", *items("FLAG", "- {o.content} ({o.op_id})"), ""]
-    parts += [f"## {SECTION_TITLES[4]}", "```diff", memory_diff(record.old_memory, record.new_memory), "```", ""]
-    for line in record.promoted:
-        parts.append(f"- promoted: {line}")
-    for line in record.demoted:
-        parts.append(f"- demoted: {line}")
+
+
+def _memory_changes(record: CycleRecord) -> list[str]:
+    parts = [f"## {SECTION_TITLES[4]}", "```diff", memory_diff(record.old_memory, record.new_memory), "```", ""]
+    parts += [f"- promoted: {line}" for line in record.promoted]
+    parts += [f"- demoted: {line}" for line in record.demoted]
     if record.promoted or record.demoted:
         parts.append("")
+    return parts
+
+
+def _evolution(record: CycleRecord) -> list[str]:
     r = record.reflective
-    parts += [
+    parts = [
         f"## {SECTION_TITLES[5]}",
         "",
         "### What I've Learned About Learning",
@@ -69,16 +80,22 @@ def render(record: CycleRecord) -> str:
         r.get("assumptions") or "None yet.",
         "",
     ]
-    for op in ops:
-        if op.operation in ("EVOLVE", "PATTERN"):
-            parts.append(f"- {op.operation.lower()}: {op.content} ({op.op_id})")
-    if any(op.operation in ("EVOLVE", "PATTERN") for op in ops):
+    evolving = [op for op in record.operations if op.operation in ("EVOLVE", "PATTERN")]
+    parts += [f"- {op.operation.lower()}: {op.content} ({op.op_id})" for op in evolving]
+    if evolving:
         parts.append("")
+    return parts
+
+
+def _questions(record: CycleRecord) -> list[str]:
     questions = list(record.questions) + [f"Still true? \"{f['title']}\" (score {f['score']:.2f}, {f['memory_id']})"
                                           for f in record.fading]
-    parts += [f"## {SECTION_TITLES[6]}", *([f"- {q}" for q in questions] or ["- none"]), ""]
+    return [f"## {SECTION_TITLES[6]}", *([f"- {q}" for q in questions] or ["- none"]), ""]
+
+
+def _footer(record: CycleRecord) -> list[str]:
     processed = record.processed
-    parts += [
+    return [
         "---",
         f"**Reflection #**: {record.number}",
         f"**Input tokens**: {record.input_tokens:,} / ~{INPUT_BUDGET:,} target",
@@ -94,4 +111,3 @@ def render(record: CycleRecord) -> str:
         "> Reply with `approve`, `approve with changes`, `reject`, or `partial approve`.",
         f"> (`curator review cycle approve {record.cycle_id}` or the Cycle tab.)",
     ]
-    return "\n".join(parts) + "\n"

@@ -321,20 +321,9 @@ def check_item(
     if problems:
         return GateVerdict(False, "form", "; ".join(problems), gates=tuple(passed))
     passed.append("form")
-    by_number = {t.number: t for t in turns}
-    for ev in evidence:
-        turn = by_number.get(ev.turn)
-        key = quote_key(ev.quote)
-        if turn is None:
-            return GateVerdict(
-                False,
-                "evidence",
-                f"quote cites turn {ev.turn}, which is not cited",
-                gates=tuple(passed),
-            )
-        if not key or key not in normalise(turn.text):
-            return GateVerdict(False, "evidence", f"quote {ev.quote[:60]!r} is not in turn {ev.turn}",
-                               (ev.quote,), gates=tuple(passed))
+    refused = _evidence_refusal(turns, evidence, passed)
+    if refused is not None:
+        return refused
     if evidence:
         passed.append("evidence")
     if not turns:
@@ -349,7 +338,32 @@ def check_item(
     passed.append("names")
     if threshold <= 0:
         return GateVerdict(True, "", "names, numbers and dates grounded", gates=tuple(passed))
-    required = content or {stem(w.lower()) for w in exact}
+    return _support_verdict(text, content or {stem(w.lower()) for w in exact}, words, threshold, passed)
+
+
+def _evidence_refusal(turns: Sequence[IndexedTurn], evidence: Sequence[Evidence],
+                      passed: list[str]) -> GateVerdict | None:
+    """The refusal for the first quote not found in the turn it cites; None when all are found."""
+    by_number = {t.number: t for t in turns}
+    for ev in evidence:
+        turn = by_number.get(ev.turn)
+        key = quote_key(ev.quote)
+        if turn is None:
+            return GateVerdict(
+                False,
+                "evidence",
+                f"quote cites turn {ev.turn}, which is not cited",
+                gates=tuple(passed),
+            )
+        if not key or key not in normalise(turn.text):
+            return GateVerdict(False, "evidence", f"quote {ev.quote[:60]!r} is not in turn {ev.turn}",
+                               (ev.quote,), gates=tuple(passed))
+    return None
+
+
+def _support_verdict(text: str, required: set[str], words: set[str], threshold: float,
+                     passed: list[str]) -> GateVerdict:
+    """The content-share test: enough of the ``required`` stems occur in the cited turns."""
     if not required:
         return GateVerdict(False, "support", "no content words to check against the cited turns", gates=tuple(passed))
     supported = required & words
