@@ -10,6 +10,7 @@ import pytest
 
 from curator.clock import ManualClock
 from curator.engine import Engine
+from curator.index import ledger_apply
 from curator.index.database import Index
 
 
@@ -38,7 +39,7 @@ def _history(engine: Engine, source) -> None:
 
 def _snapshot(tmp_path, name, monkeypatch, bulk: bool):
     if not bulk:
-        monkeypatch.setattr(Index, "_bulk_adds", lambda *args, **kwargs: False)
+        monkeypatch.setattr(ledger_apply, "_bulk_adds", lambda *args, **kwargs: False)
     source = tmp_path / f"{name}-chats"
     source.mkdir()
     with Engine(tmp_path / name, clock=ManualClock(1_790_000_500), triggers=False) as engine:
@@ -80,7 +81,7 @@ def test_each_turn_is_paired_with_the_one_before_it_in_its_conversation(tmp_path
 @pytest.mark.parametrize("bulk", [True, False])
 def test_a_refused_row_in_a_bulk_insert_refuses_only_itself(tmp_path, monkeypatch, bulk):
     if not bulk:
-        monkeypatch.setattr(Index, "_bulk_adds", lambda *args, **kwargs: False)
+        monkeypatch.setattr(ledger_apply, "_bulk_adds", lambda *args, **kwargs: False)
     index = Index(tmp_path / "index.sqlite")
     turn = {"user_id": "u", "source_id": "s", "file": "f", "conversation": "c", "key": "k", "role": "user",
             "speaker": "user", "timestamp": 1_790_000_000.0, "sha256": "0" * 64, "context": "", "extra": {}}

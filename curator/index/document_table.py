@@ -1,0 +1,104 @@
+"""The index's vault documents: indexing, removing and reading them."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from curator.clock import parse_iso
+from curator.index.connections import Connections
+from curator.index.rows import DocumentRow, doc_from_row, pack_types
+from curator.vault.documents import Document
+
+
+class DocumentTable(Connections):
+    """The document rows of ``Index``."""
+
+    def document_fingerprint(self, rel_path: str) -> str | None:
+        """The size/mtime fingerprint a document was indexed at, or None when not indexed."""
+        row = self.reader().execute("SELECT fingerprint FROM documents WHERE path = ?", (rel_path,)).fetchone()
+        return row["fingerprint"] if row else None
+
+    def document_paths(self) -> list[str]:
+        """Vault-relative paths of every indexed document."""
+        return [r["path"] for r in self.reader().execute("SELECT path FROM documents")]
+
+    def upsert_document(self, rel_path: str, doc: Document, user_id: str, area: str, fingerprint: str) -> None:
+        """Index (or re-index) one vault document."""
+        title = doc.title
+        topic = str(doc.get("primary_topic") or "").lower()
+        keywords = doc.keywords
+        created_at = str(doc.get("created_at") or "")
+        deleted = doc.deleted
+        # A summary waiting for review (ungrounded or flagged) is not searchable until approved.
+        pending = doc.get("review") == "pending"
+        searchable = 1 if area in ("knowledge", "reflections") and not deleted and not pending else 0
+        quality = doc.get("quality")
+        quality_value = float(quality) if isinstance(quality, (int, float)) and not isinstance(quality, bool) else None
+        with self.write() as conn:
+            self._remove_document(conn, rel_path)
+            item = conn.execute(
+                "INSERT INTO items(item_type, ref, user_id, kind, content_types, topic, scope, quality, ts, "
+                "searchable) VALUES ('document', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    f"d:{rel_path}", user_id, doc.kind.lower(), pack_types(doc.content_types), topic,
+                    doc.scope, quality_value, parse_iso(created_at), searchable,
+                ),
+            )
+            item_id = int(item.lastrowid or 0)
+            conn.execute(
+                "INSERT INTO items_fts(rowid, title, body, prev, context) VALUES (?, ?, ?, '', '')",
+                (item_id, " ".join([title, " ".join(keywords), topic.replace(".", " ")]).strip(), doc.body),
+            )
+            conn.execute(
+                "INSERT INTO documents(path, id, user_id, kind, area, title, topic, keywords, scope, quality, "
+                "content_types, created_at, deleted, source_turns, fingerprint, item_id) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    rel_path, doc.id, user_id, doc.kind, area, title, topic, json.dumps(keywords), doc.scope,
+                    quality_value, json.dumps(doc.content_types), created_at, int(deleted),
+                    json.dumps(doc.source_turns), fingerprint, item_id,
+                ),
+            )
+
+    def remove_document(self, rel_path: str) -> None:
+        """Forget a document that is no longer in the vault."""
+        with self.write() as conn:
+            self._remove_document(conn, rel_path)
+
+    @staticmethod
+    def _remove_document(conn: sqlite3.Connection, rel_path: str) -> None:
+        row = conn.execute("SELECT item_id FROM documents WHERE path = ?", (rel_path,)).fetchone()
+        if row is None:
+            return
+        conn.execute("DELETE FROM items_fts WHERE rowid = ?", (row["item_id"],))
+        conn.execute("DELETE FROM items WHERE id = ?", (row["item_id"],))
+        conn.execute("DELETE FROM documents WHERE path = ?", (rel_path,))
+
+    def get_document(self, doc_id_or_path: str) -> DocumentRow | None:
+        """A document row by id (prefering Knowledge, then Reflections, then staging) or by path."""
+        row = self.reader().execute(
+            "SELECT * FROM documents WHERE id = ? OR path = ? ORDER BY "
+            "CASE area WHEN 'knowledge' THEN 0 WHEN 'reflections' THEN 1 ELSE 2 END LIMIT 1",
+            (doc_id_or_path, doc_id_or_path),
+        ).fetchone()
+        return doc_from_row(row) if row else None
+
+    def documents(self, user_id: str | None = None, area: str | None = None) -> list[DocumentRow]:
+        """Document rows, optionally of one user and area."""
+        sql, params = "SELECT * FROM documents WHERE 1=1", []
+        if user_id is not None:
+            sql += " AND user_id = ?"
+            params.append(user_id)
+        if area is not None:
+            sql += " AND area = ?"
+            params.append(area)
+        return [doc_from_row(r) for r in self.reader().execute(sql + " ORDER BY path", params)]
+
+    def document_counts(self) -> dict[str, int]:
+        """{area: documents} (soft-deleted reflections counted under 'deleted')."""
+        counts: dict[str, int] = {}
+        for row in self.reader().execute("SELECT area, deleted, COUNT(*) AS n FROM documents GROUP BY area, deleted"):
+            key = "deleted" if row["deleted"] else row["area"]
+            counts[key] = counts.get(key, 0) + row["n"]
+        return counts

@@ -1,0 +1,79 @@
+"""Rows of the index as Python values, and the packing of values into columns."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from curator.sources.turns import IndexedTurn
+
+# One encoder for every turn's extra: ``json.dumps`` with options builds a new one per call.
+EXTRA_JSON = json.JSONEncoder(sort_keys=True)
+
+
+@dataclass(frozen=True)
+class DocumentRow:
+    """A document as the index knows it."""
+
+    path: str  # relative to the vault root
+    id: str
+    user_id: str
+    kind: str
+    area: str  # knowledge | staging | reflections
+    title: str
+    topic: str
+    keywords: list[str]
+    scope: str
+    quality: float | None
+    content_types: list[str]
+    created_at: str
+    deleted: bool
+    source_turns: list[int]
+
+
+def turn_from_row(row: sqlite3.Row) -> IndexedTurn:
+    return IndexedTurn(
+        number=row["number"],
+        user_id=row["user_id"],
+        source_id=row["source_id"],
+        file=row["file"],
+        conversation=row["conversation"],
+        key=row["key"],
+        position=row["position"],
+        role=row["role"],
+        speaker=row["speaker"],
+        text=row["text"],
+        timestamp=row["timestamp"],
+        sha256=row["sha256"],
+        status=row["status"],
+        context=row["context"],
+        extra=json.loads(row["extra"] or "{}"),
+    )
+
+
+def doc_from_row(row: sqlite3.Row) -> DocumentRow:
+    return DocumentRow(
+        path=row["path"],
+        id=row["id"],
+        user_id=row["user_id"],
+        kind=row["kind"],
+        area=row["area"],
+        title=row["title"],
+        topic=row["topic"],
+        keywords=json.loads(row["keywords"]),
+        scope=row["scope"],
+        quality=row["quality"],
+        content_types=json.loads(row["content_types"]),
+        created_at=row["created_at"],
+        deleted=bool(row["deleted"]),
+        source_turns=json.loads(row["source_turns"]),
+    )
+
+
+def pack_types(types: Iterable[str]) -> str:
+    # ",a,b," so one LIKE '%,x,%' tests membership
+    cleaned = [t.strip().lower() for t in types if t and t.strip()]
+    return "," + ",".join(cleaned) + "," if cleaned else ""
+

@@ -1,0 +1,125 @@
+"""Reading turns from the index: by number, by unit, by message identity, and counts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from curator.index.connections import Connections
+from curator.index.rows import turn_from_row
+from curator.index.schema import TURN_COLUMNS
+from curator.sources.turns import IndexedTurn
+
+
+class TurnReads(Connections):
+    """The turn queries of ``Index``."""
+
+    def max_number(self, user_id: str) -> int:
+        """The highest turn number of a user (0 when none)."""
+        row = self.reader().execute(
+            "SELECT MAX(number) AS n FROM turns WHERE user_id = ?", (user_id,)
+        ).fetchone()
+        return int(row["n"] or 0)
+
+    def get_turn(self, user_id: str, number: int) -> IndexedTurn | None:
+        """A turn by its per-user number."""
+        row = self.reader().execute(
+            f"SELECT {TURN_COLUMNS} FROM turns WHERE user_id = ? AND number = ?", (user_id, number)
+        ).fetchone()
+        return turn_from_row(row) if row else None
+
+    def turns(
+        self,
+        user_id: str,
+        *,
+        after: int = 0,
+        limit: int | None = None,
+        statuses: tuple[str, ...] = ("active",),
+    ) -> list[IndexedTurn]:
+        """A user's turns with numbers above ``after``, in number order."""
+        marks = ",".join("?" * len(statuses))
+        sql = (
+            f"SELECT {TURN_COLUMNS} FROM turns WHERE user_id = ? AND number > ? "
+            f"AND status IN ({marks}) ORDER BY number"
+        )
+        params: list[Any] = [user_id, after, *statuses]
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return [turn_from_row(r) for r in self.reader().execute(sql, params)]
+
+    def file_turns(self, source_id: str, file: str, statuses: tuple[str, ...] = ("active",)) -> list[IndexedTurn]:
+        """Turns read from one unit of a source, in position order."""
+        marks = ",".join("?" * len(statuses))
+        rows = self.reader().execute(
+            f"SELECT {TURN_COLUMNS} FROM turns WHERE source_id = ? AND file = ? AND status IN ({marks}) "
+            "ORDER BY position, number",
+            (source_id, file, *statuses),
+        )
+        return [turn_from_row(r) for r in rows]
+
+    def find_identity(self, source_id: str, file: str, conversation: str, key: str, sha256: str) -> IndexedTurn | None:
+        """The row for exactly this message and content, whatever its status."""
+        row = self.reader().execute(
+            f"SELECT {TURN_COLUMNS} FROM turns WHERE source_id = ? AND file = ? AND conversation = ? "
+            "AND key = ? AND sha256 = ? ORDER BY number DESC LIMIT 1",
+            (source_id, file, conversation, key, sha256),
+        ).fetchone()
+        return turn_from_row(row) if row else None
+
+    def find_key(self, source_id: str, file: str, conversation: str, key: str) -> IndexedTurn | None:
+        """The active row holding a message key, if any."""
+        row = self.reader().execute(
+            f"SELECT {TURN_COLUMNS} FROM turns WHERE source_id = ? AND file = ? AND conversation = ? "
+            "AND key = ? AND status = 'active' ORDER BY number DESC LIMIT 1",
+            (source_id, file, conversation, key),
+        ).fetchone()
+        return turn_from_row(row) if row else None
+
+    def has_line(self, source_id: str, file: str, conversation: str, position: int, sha256: str) -> bool:
+        """Whether a unit already holds this text at this position (an already-read line)."""
+        row = self.reader().execute(
+            "SELECT 1 FROM turns WHERE source_id = ? AND conversation = ? AND position = ? AND file = ? "
+            "AND sha256 = ? AND status != 'removed' LIMIT 1",
+            (source_id, conversation, position, file, sha256),
+        ).fetchone()
+        return row is not None
+
+    def key_uses(self, source_id: str, file: str, conversation: str, key: str) -> int:
+        """How many distinct messages of a unit carry ``key`` (itself or with a ``#dup`` suffix)."""
+        prefix = key + "#dup"
+        row = self.reader().execute(
+            "SELECT COUNT(DISTINCT key) AS n FROM turns WHERE source_id = ? AND file = ? AND conversation = ? "
+            "AND status != 'removed' AND (key = ? OR substr(key, 1, ?) = ?)",
+            (source_id, file, conversation, key, len(prefix), prefix),
+        ).fetchone()
+        return int(row["n"] or 0)
+
+    def file_known(self, source_id: str, file: str) -> bool:
+        """Whether any turn (of any status) was ever read from this unit."""
+        row = self.reader().execute(
+            "SELECT 1 FROM turns WHERE source_id = ? AND file = ? LIMIT 1", (source_id, file)
+        ).fetchone()
+        return row is not None
+
+    def source_files(self, source_id: str) -> list[str]:
+        """Units of a source that have active turns."""
+        rows = self.reader().execute(
+            "SELECT DISTINCT file FROM turns WHERE source_id = ? AND status = 'active'", (source_id,)
+        )
+        return [r["file"] for r in rows]
+
+    def turn_counts(self) -> dict[str, dict[str, int]]:
+        """{user: {status: count}} over all turns."""
+        counts: dict[str, dict[str, int]] = {}
+        for row in self.reader().execute(
+            "SELECT user_id, status, COUNT(*) AS n FROM turns GROUP BY user_id, status"
+        ):
+            counts.setdefault(row["user_id"], {})[row["status"]] = row["n"]
+        return counts
+
+    def source_turn_counts(self) -> dict[str, int]:
+        """{source id: active turns}."""
+        rows = self.reader().execute(
+            "SELECT source_id, COUNT(*) AS n FROM turns WHERE status = 'active' GROUP BY source_id"
+        )
+        return {r["source_id"]: r["n"] for r in rows}
