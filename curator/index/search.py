@@ -9,6 +9,7 @@ the ``items.searchable`` flag is set by the index, and every query requires it.
 from __future__ import annotations
 
 import logging
+import sqlite3
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -148,12 +149,26 @@ def search(index: Index, query: str, filters: SearchFilters | None = None, limit
         return []
     conn = index.reader()
     expression, lowest_rowid = plan_query(conn, terms)
-    filters = filters or SearchFilters()
-    where = ["items_fts MATCH ?", "i.searchable = 1"]
-    params: list[Any] = [expression]
+    where, params = _filter_clauses(filters or SearchFilters())
     if lowest_rowid is not None:
-        where.append("items_fts.rowid >= ?")
-        params.append(lowest_rowid)
+        where.insert(0, "items_fts.rowid >= ?")
+        params.insert(0, lowest_rowid)
+    rows = conn.execute(
+        "SELECT i.id, i.item_type, i.ref, i.user_id, i.kind, i.topic, i.scope, i.quality, i.ts, "
+        f"items_fts.rank * {QUALITY_WEIGHT} AS rank FROM items_fts JOIN items i ON i.id = items_fts.rowid "
+        f"WHERE {' AND '.join(['items_fts MATCH ?', 'i.searchable = 1', *where])} ORDER BY rank LIMIT ?",
+        [expression, *params, limit],
+    ).fetchall()
+    if not rows:
+        return []
+    snippets = _snippets(conn, expression, [r["id"] for r in rows])
+    return [_hit(index, row, snippets.get(row["id"], "")) for row in rows]
+
+
+def _filter_clauses(filters: SearchFilters) -> tuple[list[str], list[Any]]:
+    """The WHERE clauses (over ``items i``) and their parameters that narrow a search."""
+    where: list[str] = []
+    params: list[Any] = []
     if filters.user_id:
         where.append("i.user_id = ?")
         params.append(filters.user_id)
@@ -181,17 +196,12 @@ def search(index: Index, query: str, filters: SearchFilters | None = None, limit
     if filters.until is not None:
         where.append("i.ts <= ?")
         params.append(filters.until)
-    params.append(limit)
-    rows = conn.execute(
-        "SELECT i.id, i.item_type, i.ref, i.user_id, i.kind, i.topic, i.scope, i.quality, i.ts, "
-        f"items_fts.rank * {QUALITY_WEIGHT} AS rank FROM items_fts JOIN items i ON i.id = items_fts.rowid "
-        f"WHERE {' AND '.join(where)} ORDER BY rank LIMIT ?",
-        params,
-    ).fetchall()
-    if not rows:
-        return []
-    ids = [r["id"] for r in rows]
-    snippets = {
+    return where, params
+
+
+def _snippets(conn: sqlite3.Connection, expression: str, ids: list[int]) -> dict[int, str]:
+    """{item id: a snippet of its body around the matched words}."""
+    return {
         r[0]: r[1]
         for r in conn.execute(
             # Always the item's own text (column 1, the body): a turn found through its
@@ -202,8 +212,6 @@ def search(index: Index, query: str, filters: SearchFilters | None = None, limit
             [expression, *ids],
         )
     }
-    return [_hit(index, row, snippets.get(row["id"], "")) for row in rows]
-
 
 def _hit(index: Index, row: Any, snippet: str) -> SearchHit:
     score = -float(row["rank"])
