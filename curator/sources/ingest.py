@@ -16,13 +16,10 @@ are serialised by one lock. Listeners and ``on_turns`` run on the calling thread
 
 from __future__ import annotations
 
-import difflib
 import logging
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from dataclasses import fields as dataclass_fields
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +29,11 @@ from curator.faults import fault_point
 from curator.index.database import Index
 from curator.sources.adapters import Adapter, ReadState, get_adapter
 from curator.sources.adapters.base import ReadResult, relative_name
+from curator.sources.ingest_report import Availability, IngestReport
 from curator.sources.ledger import TurnLedger
+from curator.sources.reconcile import plan_append, plan_reconcile
 from curator.sources.turns import IndexedTurn, Turn
+from curator.sources.unit_plan import UnitPlan
 from curator.sources.validation import checked_turns, record_problem, unique_keys
 from curator.vault.settings import SourceConfig
 
@@ -45,119 +45,9 @@ FLUSH_UNITS = 500
 FLUSH_RECORDS = 20_000
 
 
-@dataclass
-class IngestReport:
-    """What one ingest (of a unit, a source or everything) changed."""
-
-    added: list[IndexedTurn] = field(default_factory=list)
-    edited: list[tuple[str, int, int]] = field(default_factory=list)  # (user, old number, new number)
-    removed: list[tuple[str, int]] = field(default_factory=list)
-    restored: list[tuple[str, int]] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    units_read: int = 0
-    units_unchanged: int = 0
-    units_waiting: int = 0
-
-    def merge(self, other: IngestReport) -> IngestReport:
-        self.added += other.added
-        self.edited += other.edited
-        self.removed += other.removed
-        self.restored += other.restored
-        self.problems += other.problems
-        self.units_read += other.units_read
-        self.units_unchanged += other.units_unchanged
-        self.units_waiting += other.units_waiting
-        return self
-
-    def summary(self) -> dict[str, Any]:
-        return {
-            "added": len(self.added),
-            "edited": len(self.edited),
-            "removed": len(self.removed),
-            "restored": len(self.restored),
-            "problems": list(self.problems),
-            "units_read": self.units_read,
-            "units_unchanged": self.units_unchanged,
-            "units_waiting": self.units_waiting,
-        }
-
-
-@dataclass(frozen=True)
-class Availability:
-    """Whether a source can be read now, and why not."""
-
-    available: bool
-    reason: str = ""
-
-
 def source_root(source: SourceConfig) -> Path:
     """The absolute folder (or file) a source reads."""
     return Path(source.path).expanduser()
-
-
-# The fields of a ledger ``add`` record's turn, looked up once (``dataclasses.fields`` per
-# turn was a visible part of an import).
-_TURN_FIELDS = tuple(f.name for f in dataclass_fields(IndexedTurn))
-
-
-class _Plan:
-    """Ledger records for one unit, numbered and sequenced as they are made."""
-
-    def __init__(self, user_id: str, next_number: int, next_seq: int, now: float) -> None:
-        self.user_id = user_id
-        self.next_number = next_number
-        self.next_seq = next_seq
-        self.now = now
-        self.records: list[dict[str, Any]] = []
-        self.added: list[IndexedTurn] = []
-        self.edited: list[tuple[str, int, int]] = []
-        self.removed: list[tuple[str, int]] = []
-        self.restored: list[tuple[str, int]] = []
-
-    def _record(self, op: str, **fields: Any) -> None:
-        self.records.append({"seq": self.next_seq, "op": op, "at": self.now, **fields})
-        self.next_seq += 1
-
-    def add(self, turn: Turn, supersedes: int | None = None) -> int:
-        number = self.next_number
-        self.next_number += 1
-        indexed = IndexedTurn(
-            number=number,
-            user_id=self.user_id,
-            source_id=turn.source_id,
-            file=turn.file,
-            conversation=turn.conversation,
-            key=turn.key,
-            position=turn.position,
-            role=turn.role,
-            speaker=turn.speaker,
-            text=turn.text,
-            timestamp=turn.timestamp,
-            sha256=turn.sha256,
-            context=turn.context,
-            extra=dict(turn.extra),
-        )
-        # A shallow field copy: dataclasses.asdict deep-copies every value and was a tenth of
-        # an import's time; the ledger serialises the record right away anyway.
-        record = {name: getattr(indexed, name) for name in _TURN_FIELDS}
-        record["extra"] = dict(indexed.extra)
-        self._record("add", turn=record, supersedes=supersedes)
-        if supersedes is None:
-            self.added.append(indexed)
-        else:
-            self.edited.append((self.user_id, supersedes, number))
-        return number
-
-    def status(self, number: int, status: str, reason: str) -> None:
-        self._record("status", number=number, status=status, reason=reason)
-        if status == "removed":
-            self.removed.append((self.user_id, number))
-        elif status == "active":
-            self.restored.append((self.user_id, number))
-
-    def move(self, number: int, key: str, position: int) -> None:
-        self._record("move", number=number, key=key, position=position)
-
 
 class Ingestor:
     """Reads source units into the index through their adapters.
@@ -198,7 +88,7 @@ class Ingestor:
         self._batched: dict[str, list[IndexedTurn]] = {}
         # Inside a batch, units' records wait here and go to the ledger (one fsync) and the
         # index (one transaction) together; ``_next`` numbers the units planned meanwhile.
-        self._pending: list[tuple[SourceConfig, _Plan, list[tuple[str, str, ReadState | None, str]]]] = []
+        self._pending: list[tuple[SourceConfig, UnitPlan, list[tuple[str, str, ReadState | None, str]]]] = []
         self._next: dict[str, tuple[int, int]] = {}
 
     # ---- Recovery
@@ -415,25 +305,10 @@ class Ingestor:
             if not adapter.is_complete(unit):
                 report.units_waiting += 1
                 return report
-            try:
-                result = adapter.read(root, unit, source.id, None if force else state)
-            except OSError as exc:
-                report.problems.append(f"{source.id}/{rel}: cannot be read ({exc.strerror or exc}); will retry")
-                log.warning(report.problems[-1])
+            result = self._read_unit(adapter, source, root, unit, rel, None if force else state, report)
+            if result is None:
                 return report
-            except Exception as exc:  # an adapter bug must not stop the other units
-                log.exception("adapter %s failed on %s", adapter.name, unit)
-                report.problems.append(f"{source.id}/{rel}: adapter error ({type(exc).__name__}: {exc}); skipped")
-                return report
-            if result.ready:
-                result.turns, checks = self._validated(source, rel, result)
-                result.problems += checks
-            for problem in result.problems:
-                log.warning("source %s: %s", source.id, problem)
-                self.bus.emit("source.problem", source_id=source.id, unit=rel, message=problem)
-            report.problems += [f"{source.id}: {p}" for p in result.problems]
-            # Skipped lines and time-unknown turns are counted in the unit's health too.
-            problem_text = "; ".join(result.problems + result.notes())[:1000]
+            problem_text = self._note_problems(source, rel, result, report)
             if not result.ready:
                 if result.problems:
                     # Skipped until its bytes change; remembering the fingerprint stops retries.
@@ -442,16 +317,49 @@ class Ingestor:
                 else:
                     report.units_waiting += 1
                 return report
-            plan = self._new_plan(source.user_id)
-            if result.full:
-                old = self.index.file_turns(source.id, rel)
-                # A unit never read before has no earlier version of any message to restore.
-                fresh = not old and not self.index.file_known(source.id, rel)
-                self._reconcile(plan, old, result.turns, fresh=fresh)
-            else:
-                self._append(plan, result.turns)
+            plan = self._plan_unit(source, rel, result)
             report.units_read += 1
             return report.merge(self._commit(source, plan, [(source.id, rel, result.state, problem_text)], result))
+
+    def _read_unit(self, adapter: Adapter, source: SourceConfig, root: Path, unit: Path, rel: str,
+                   state: ReadState | None, report: IngestReport) -> ReadResult | None:
+        """The adapter's reading of a unit, its turns checked; None (the reason in ``report``)
+        when it cannot be read."""
+        try:
+            result = adapter.read(root, unit, source.id, state)
+        except OSError as exc:
+            report.problems.append(f"{source.id}/{rel}: cannot be read ({exc.strerror or exc}); will retry")
+            log.warning(report.problems[-1])
+            return None
+        except Exception as exc:  # an adapter bug must not stop the other units
+            log.exception("adapter %s failed on %s", adapter.name, unit)
+            report.problems.append(f"{source.id}/{rel}: adapter error ({type(exc).__name__}: {exc}); skipped")
+            return None
+        if result.ready:
+            result.turns, checks = self._validated(source, rel, result)
+            result.problems += checks
+        return result
+
+    def _note_problems(self, source: SourceConfig, rel: str, result: ReadResult, report: IngestReport) -> str:
+        """Log and announce a read's problems; the text kept with the unit's read state."""
+        for problem in result.problems:
+            log.warning("source %s: %s", source.id, problem)
+            self.bus.emit("source.problem", source_id=source.id, unit=rel, message=problem)
+        report.problems += [f"{source.id}: {p}" for p in result.problems]
+        # Skipped lines and time-unknown turns are counted in the unit's health too.
+        return "; ".join(result.problems + result.notes())[:1000]
+
+    def _plan_unit(self, source: SourceConfig, rel: str, result: ReadResult) -> UnitPlan:
+        """The ledger records for what a read found changed in a unit."""
+        plan = self._new_plan(source.user_id)
+        if result.full:
+            old = self.index.file_turns(source.id, rel)
+            # A unit never read before has no earlier version of any message to restore.
+            fresh = not old and not self.index.file_known(source.id, rel)
+            plan_reconcile(self.index, plan, old, result.turns, fresh=fresh)
+        else:
+            plan_append(self.index, plan, result.turns)
+        return plan
 
     def _validated(self, source: SourceConfig, rel: str, result: ReadResult) -> tuple[list[Turn], list[str]]:
         # The one gate between adapters and the ledger: what fails here is skipped with its
@@ -479,17 +387,17 @@ class Ingestor:
             )
         return turns, problems
 
-    def _new_plan(self, user_id: str) -> _Plan:
+    def _new_plan(self, user_id: str) -> UnitPlan:
         if user_id in self._next:
             number, seq = self._next[user_id]
         else:
             number, seq = self.index.max_number(user_id) + 1, self.index.ledger_seq(user_id) + 1
-        return _Plan(user_id, next_number=number, next_seq=seq, now=self.clock.now())
+        return UnitPlan(user_id, next_number=number, next_seq=seq, now=self.clock.now())
 
     def _commit(
         self,
         source: SourceConfig,
-        plan: _Plan,
+        plan: UnitPlan,
         read_states: list[tuple[str, str, ReadState | None, str]],
         result: ReadResult | list[Any],
     ) -> IngestReport:
@@ -514,7 +422,7 @@ class Ingestor:
         with self._lock:
             pending, self._pending = self._pending, []
             self._next = {}
-            users: dict[str, list[tuple[SourceConfig, _Plan, list[tuple[str, str, ReadState | None, str]]]]] = {}
+            users: dict[str, list[tuple[SourceConfig, UnitPlan, list[tuple[str, str, ReadState | None, str]]]]] = {}
             for entry in pending:
                 users.setdefault(entry[1].user_id, []).append(entry)
             for user_id, entries in users.items():
@@ -529,7 +437,7 @@ class Ingestor:
                 for source, plan, _ in entries:
                     self._announce(source, plan)
 
-    def _announce(self, source: SourceConfig, plan: _Plan) -> None:
+    def _announce(self, source: SourceConfig, plan: UnitPlan) -> None:
         """Events and the ``on_turns`` hook for one unit's committed changes."""
         if plan.added:
             log.info(
@@ -582,88 +490,6 @@ class Ingestor:
                     self._batched = {}
             for user_id, turns in pending.items():
                 self._call_on_turns(user_id, turns)
-
-    # ---- Deciding what changed
-
-    def _restore_or_add(self, plan: _Plan, turn: Turn, supersedes: int | None = None, *, fresh: bool = False) -> None:
-        if fresh:
-            plan.add(turn, supersedes)
-            return
-        previous = self.index.find_identity(turn.source_id, turn.file, turn.conversation, turn.key, turn.sha256)
-        if previous is not None and previous.status != "active":
-            plan.status(previous.number, "active", "the same message is back in the source")
-            if previous.position != turn.position:
-                plan.move(previous.number, turn.key, turn.position)
-            return
-        plan.add(turn, supersedes)
-
-    def _append(self, plan: _Plan, turns: list[Turn]) -> None:
-        # New lines of an append-only file. A line that repeats a known message id with new
-        # text is an edit (clients that log updates as new lines); an identical one is a dup.
-        current: dict[tuple[str, str], tuple[int, str]] = {}
-        for turn in turns:
-            slot = (turn.conversation, turn.key)
-            if slot not in current:
-                held = self.index.find_key(turn.source_id, turn.file, turn.conversation, turn.key)
-                if held is not None:
-                    current[slot] = (held.number, held.sha256)
-            if slot in current:
-                number, sha = current[slot]
-                if sha == turn.sha256:
-                    continue
-                plan.status(number, "edited", "a newer version of this message was written")
-                new_number = plan.add(turn, supersedes=number)
-                current[slot] = (new_number, turn.sha256)
-                continue
-            before = plan.next_number
-            self._restore_or_add(plan, turn)
-            if plan.next_number > before:
-                current[slot] = (before, turn.sha256)
-
-    def _reconcile(self, plan: _Plan, old: list[IndexedTurn], new: list[Turn], *, fresh: bool = False) -> None:
-        # Compare a whole unit with what the index holds for it (``fresh``: nothing, ever).
-        last_by_key: dict[tuple[str, str], Turn] = {}
-        for turn in new:
-            if not turn.key.startswith("pos:"):
-                last_by_key[(turn.conversation, turn.key)] = turn  # the last version wins
-        old_keyed = {(t.conversation, t.key): t for t in old if not t.key.startswith("pos:")}
-        for slot, turn in last_by_key.items():
-            before = old_keyed.get(slot)
-            if before is None:
-                self._restore_or_add(plan, turn, fresh=fresh)
-            elif before.sha256 == turn.sha256:
-                if before.position != turn.position:
-                    plan.move(before.number, turn.key, turn.position)
-            else:
-                plan.status(before.number, "edited", "the message was changed in the source")
-                self._restore_or_add(plan, turn, supersedes=before.number)
-        for slot, before in old_keyed.items():
-            if slot not in last_by_key:
-                plan.status(before.number, "removed", "the message is no longer in the source")
-        old_pos = [t for t in old if t.key.startswith("pos:")]
-        new_pos = [t for t in new if t.key.startswith("pos:")]
-        matcher = difflib.SequenceMatcher(
-            None,
-            [(t.conversation, t.role, t.sha256) for t in old_pos],
-            [(t.conversation, t.role, t.sha256) for t in new_pos],
-            autojunk=False,
-        )
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-            olds, news = old_pos[i1:i2], new_pos[j1:j2]
-            if tag == "equal":
-                for before, turn in zip(olds, news, strict=True):
-                    if before.key != turn.key or before.position != turn.position:
-                        plan.move(before.number, turn.key, turn.position)
-                continue
-            paired = min(len(olds), len(news)) if tag == "replace" else 0
-            for before, turn in zip(olds[:paired], news[:paired], strict=True):
-                plan.status(before.number, "edited", "the message was changed in the source")
-                self._restore_or_add(plan, turn, supersedes=before.number)
-            for before in olds[paired:]:
-                plan.status(before.number, "removed", "the message is no longer in the source")
-            for turn in news[paired:]:
-                self._restore_or_add(plan, turn, fresh=fresh)
-
     # ---- One-shot
 
     def import_path(self, source: SourceConfig) -> IngestReport:
