@@ -57,23 +57,35 @@ Threading contract: an accumulator is guarded by its own lock; any thread may ca
 from __future__ import annotations
 
 import logging
-import re
 import threading
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from curator.clock import Clock, SystemClock
-from curator.index.text import STOP_WORDS, WORD_RE, stems
 from curator.sources.turns import IndexedTurn
-from curator.triggers.keywords import folded, holds_any
+from curator.triggers.signal_metadata import (
+    UNKNOWN_FOLDER,
+    contradiction,
+    high_confidence,
+    knowledge_boundary,
+    plain_metadata,
+    turn_dir,
+)
+from curator.triggers.signal_text import find_correction, same_topic, topic_repeats, turn_topic
 from curator.vault.atomic import quarantine, read_json_state, write_json_state
 from curator.vault.settings import Settings
 
 log = logging.getLogger(__name__)
+
+# The text detectors lived here; callers still import them from this module.
+__all__ = [
+    "CONTRADICTION", "CORRECTION", "HIGH_CONFIDENCE", "KNOWLEDGE_BOUNDARY", "SIGNAL_NAMES", "SIGNAL_STATE_FIELDS",
+    "TOPIC_REPEAT", "Signal", "SignalAccumulator", "SignalState", "SignalUpdate", "detect_signals",
+    "find_correction", "same_topic", "turn_topic",
+]
 
 TOPIC_REPEAT = "topic_repeat"
 CORRECTION = "correction"
@@ -89,67 +101,6 @@ SIGNAL_STATE_FIELDS = (
     "last_batch_turn",
     "last_batch_timestamp",
     "recent_topics",
-)
-
-# A topic is a short phrase, like the seed's "troll farms"; longer turns keep their first words.
-_TOPIC_MAX_WORDS = 6
-
-_CORRECTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (label, re.compile(pattern, re.IGNORECASE))
-    for label, pattern in (
-        ("actually", r"\bactually\b"),
-        # "No, ..." / "Nope. ..." at the start of the message or of a sentence.
-        ("no,", r"(?:^|[.!?]\s+)(?:no|nope|nah)\b\s*[,.!;:\u2014-]"),
-        ("I meant", r"\bI\s+(?:meant|mean\s+to\s+say)\b"),
-        (
-            "that's wrong",
-            r"\bthat(?:'s|\s+is|\s+was)\s+"
-            r"(?:wrong|incorrect|not\s+(?:right|true|correct|accurate|what\s+I))",
-        ),
-        (
-            "you're wrong",
-            r"\byou(?:'re|\s+are|\s+were|\s+got\s+(?:it|that))\s+(?:wrong|mistaken)\b",
-        ),
-        ("I was wrong", r"\bI\s+(?:was\s+wrong|misspoke|made\s+a\s+mistake)\b"),
-        ("correction", r"\b(?:correction|to\s+correct\s+(?:that|myself|you))\b"),
-        ("scratch that", r"\b(?:scratch\s+that|let\s+me\s+rephrase)\b"),
-        # "not Paris but Lyon", but not "not only X but also Y".
-        (
-            "not X but Y",
-            r"\bnot\s+(?!only\b|just\b|merely\b|simply\b|because\b)"
-            r"[\w'-]+(?:\s+[\w'-]+){0,3}\s*,?\s+but\s+\w",
-        ),
-    )
-)
-
-# Words one of which every correction pattern needs (see ``curator.triggers.keywords``):
-# a text without any of them is not searched with the patterns at all.
-_CORRECTION_WORDS = ("actually", "mean", "wrong", "mistake", "misspoke", "correct", "scratch", "rephrase")
-# "No, ..." needs no/nope/nah right before its punctuation; case-sensitive on folded text.
-_NO_HINT = re.compile(r"n(?:o|ope|ah)\s*[,.!;:\u2014-]")
-
-_APPROVE_RE = re.compile(r"\bAPPROVED?\b")
-_CONTEXT_APPROVE_RE = re.compile(
-    r"\b(?:validation|decision|verdict|result)\b[^\n]{0,20}?\bAPPROVED?\b", re.IGNORECASE
-)
-_CONTEXT_QUALITY_RE = re.compile(
-    r"\bquality(?:[ _]score)?\**\s*[:=]\s*\**\s*([01](?:\.\d+)?)", re.I
-)
-_CONTEXT_ROUTE_RE = re.compile(r"\broute\b\**\s*[:=]?\s*\**\s*[`\"']?(refresh|clarify)\b", re.I)
-_TURN_DIR_RE = re.compile(r"^turn_\d+$")
-
-_VALIDATION_KEYS = ("validation_result", "validation", "validation_decision", "decision", "verdict")
-_QUALITY_KEYS = ("quality", "quality_score", "validation_quality")
-_ROUTE_KEYS = ("route", "planner_route", "routing")
-# ``has_prior_findings`` is what the turn-folder adapter writes (a relative ``turn.file`` cannot
-# be checked on disk from here, so the adapter's own look is what counts).
-_CONTRADICTION_KEYS = ("prior_findings", "has_prior_findings", "contradiction", "contradiction_detected")
-_TURN_DIR_KEYS = ("turn_dir", "turn_folder", "folder")
-# Every key name a metadata signal looks for: a flat ``extra`` holding none of them (the
-# provenance most adapters write) cannot carry one, and is not searched key by key.
-_METADATA_KEYS = frozenset(
-    k.lower() for k in (*_VALIDATION_KEYS, *_QUALITY_KEYS, *_ROUTE_KEYS, *_CONTRADICTION_KEYS,
-                        *_TURN_DIR_KEYS, "files")
 )
 
 
@@ -250,213 +201,14 @@ class _Tuning:
         )
 
 
-# Words of a message are tokenised up to the first white space past this many characters
-# at a time: a topic needs only its first few words.
-_TOPIC_CHUNK = 128
-_SPACE_RE = re.compile(r"\s")
-
-
-def _leading_words(text: str) -> Iterator[str]:
-    """The words of ``text`` in order, exactly as ``WORD_RE.finditer`` finds them, read a
-    chunk at a time. A chunk ends at white space, which no word contains or looks past, so
-    no word is cut; ``findall`` on a chunk costs far less than a match object per word."""
-    start, size = 0, len(text)
-    while start < size:
-        space = _SPACE_RE.search(text, min(start + _TOPIC_CHUNK, size))
-        end = space.start() if space is not None else size
-        yield from WORD_RE.findall(text, start, end)
-        start = end + 1
-
-
-def turn_topic(text: str, max_words: int = _TOPIC_MAX_WORDS) -> str:
-    """A short topic phrase of a message: its first distinct content words, lower-case."""
-    seen: list[str] = []
-    # Only the first few words matter: tokenising a whole long message was most of the
-    # cost of counting a turn.
-    for raw in _leading_words(text):
-        word = raw.lower().replace("’", "'")
-        if word in STOP_WORDS or len(word) <= 1 or word.isdigit() or word in seen:
-            continue
-        seen.append(word)
-        if len(seen) >= max_words:
-            break
-    return " ".join(seen)
-
-
-@lru_cache(maxsize=4096)
-def _topic_stems(topic: str) -> frozenset[str]:
-    # The recent window holds the same few topics for many turns; stem each once.
-    return frozenset(stems(topic.split()))
-
-
-def same_topic(a: str, b: str, threshold: float) -> bool:
-    """True when two topic phrases share at least ``threshold`` of the shorter one's stems."""
-    sa, sb = _topic_stems(a), _topic_stems(b)
-    if not sa or not sb:
-        return False
-    return len(sa & sb) / min(len(sa), len(sb)) >= threshold
-
-
-def _repeats(topic: str, recent_topics: list[str], threshold: float) -> int:
-    """How many of ``recent_topics`` are ``same_topic`` as ``topic`` (its stems looked up once)."""
-    mine = _topic_stems(topic)
-    if not mine:
-        return 0
-    count = 0
-    for other in recent_topics:
-        theirs = _topic_stems(other)
-        if theirs and len(mine & theirs) / min(len(mine), len(theirs)) >= threshold:
-            count += 1
-    return count
-
-
-def _may_correct(text: str) -> bool:
-    """False when no correction pattern can match ``text`` (a necessary-word check)."""
-    low = folded(text)
-    if holds_any(low, _CORRECTION_WORDS):
-        return True
-    if "not" in low and ("that" in low or "but" in low):  # "that's not right", "not X but Y"
-        return True
-    return _NO_HINT.search(low) is not None
-
-
-def find_correction(text: str) -> str | None:
-    """The label of the first correction pattern in ``text``, or ``None``."""
-    normalised = text.replace("\u2019", "'").replace("\u2018", "'")
-    if not _may_correct(normalised):
-        return None
-    for label, pattern in _CORRECTION_PATTERNS:
-        if pattern.search(normalised):
-            return label
-    return None
-
-
-@lru_cache(maxsize=64)
-def _wanted(names: tuple[str, ...]) -> frozenset[str]:
-    return frozenset(n.lower() for n in names)
-
-
-def _find_key(data: Any, names: Iterable[str], depth: int = 3) -> Any:
-    """First non-empty value of any of ``names`` in nested mappings (breadth first)."""
-    if not data:
-        return None  # most turns carry no metadata: asked several times per turn
-    wanted = _wanted(names if isinstance(names, tuple) else tuple(names))
-    layer: list[Any] = [data]
-    for _ in range(depth):
-        nested: list[Any] = []
-        for item in layer:
-            if not isinstance(item, (dict, Mapping)):
-                continue
-            for key, value in item.items():
-                if (key if isinstance(key, str) else str(key)).lower() in wanted \
-                        and value not in (None, "", [], {}):
-                    return value
-                if isinstance(value, (dict, Mapping)):
-                    nested.append(value)
-        layer = nested
-    return None
-
-
-def _plain(extra: Mapping[Any, Any]) -> bool:
-    """True when ``extra`` is flat and names no metadata key: ``_find_key`` finds nothing in it."""
-    for key, value in extra.items():
-        if (key if isinstance(key, str) else str(key)).lower() in _METADATA_KEYS:
-            return False
-        if not (value is None or isinstance(value, (str, int, float))) and isinstance(value, Mapping):
-            return False
-    return True
-
-
-def _as_float(value: Any) -> float | None:
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
-
-
-def _approved(value: Any) -> bool:
-    if isinstance(value, Mapping):
-        inner = _find_key(value, ("decision", "result", "verdict", "status", "outcome"), depth=1)
-        return _approved(inner) if inner is not None else False
-    return isinstance(value, str) and bool(_APPROVE_RE.search(value.upper()))
-
-
-def _high_confidence(turn: IndexedTurn, min_quality: float, plain: bool = False) -> str | None:
-    extra = {} if plain else (turn.extra or {})
-    validation = _find_key(extra, _VALIDATION_KEYS)
-    approved = _approved(validation)
-    quality = _as_float(_find_key(extra, _QUALITY_KEYS))
-    if quality is None and isinstance(validation, Mapping):
-        quality = _as_float(_find_key(validation, _QUALITY_KEYS))
-    if not approved and turn.context:
-        approved = bool(_CONTEXT_APPROVE_RE.search(turn.context))
-    if quality is None and turn.context:
-        match = _CONTEXT_QUALITY_RE.search(turn.context)
-        quality = _as_float(match.group(1)) if match else None
-    if approved and quality is not None and quality >= min_quality:
-        return f"validation APPROVE, quality {quality:.2f} >= {min_quality:.2f}"
-    return None
-
-
-def _knowledge_boundary(turn: IndexedTurn, plain: bool = False) -> str | None:
-    route = None if plain else _find_key(turn.extra or {}, _ROUTE_KEYS)
-    if isinstance(route, Mapping):
-        route = _find_key(route, ("name", "route", "action", "type"), depth=1)
-    if isinstance(route, str):
-        words = set(re.findall(r"[a-z]+", route.lower()))
-        for name in ("refresh", "clarify"):
-            if name in words:
-                return f"planner routed to {name}"
-    if turn.context:
-        match = _CONTEXT_ROUTE_RE.search(turn.context)
-        if match:
-            return f"planner routed to {match.group(1).lower()}"
-    return None
-
-
-def _turn_dir(turn: IndexedTurn, plain: bool = False) -> Path | None:
-    named = None if plain else _find_key(turn.extra or {}, _TURN_DIR_KEYS, depth=1)
-    if isinstance(named, str):
-        return Path(named)
-    if turn.file and "turn_" in turn.file:  # only a turn folder's files can name one
-        path = Path(turn.file)
-        for candidate in (path, path.parent):
-            if _TURN_DIR_RE.match(candidate.name):
-                return candidate
-    return None
-
-
-_UNKNOWN = Path()
-
-
-def _contradiction(turn: IndexedTurn, folder: Path | None = _UNKNOWN, plain: bool = False) -> str | None:
-    if not plain:
-        extra = turn.extra or {}
-        flagged = _find_key(extra, _CONTRADICTION_KEYS)
-        if flagged not in (None, False, 0, "false", "False"):
-            return "prior findings present in the turn's metadata"
-        files = _find_key(extra, ("files",), depth=1)
-        if isinstance(files, list) and any(str(f).endswith("prior_findings.md") for f in files):
-            return "prior_findings.md listed in the turn folder"
-    if folder is _UNKNOWN:
-        folder = _turn_dir(turn, plain)
-    if folder is not None and folder.is_absolute():
-        try:
-            if (folder / "prior_findings.md").is_file():
-                return "prior_findings.md in the turn folder"
-        except OSError:
-            return None
-    return None
-
-
 def detect_signals(
     turn: IndexedTurn, recent_topics: list[str], settings: Settings | None = None, *,
-    topic: str | None = None, folder: Path | None = _UNKNOWN,
+    topic: str | None = None, folder: Path | None = UNKNOWN_FOLDER,
 ) -> list[Signal]:
     """The signals a turn carries, given the topics of the recent window (pure, no I/O but a
     possible ``prior_findings.md`` existence check in the turn's folder).
 
-    ``topic`` and ``folder`` are the turn's ``turn_topic`` and ``_turn_dir`` when the caller
+    ``topic`` and ``folder`` are the turn's ``turn_topic`` and ``turn_dir`` when the caller
     has them already.
     """
     return _detect(turn, recent_topics, _Tuning.of(settings or Settings()), topic, folder)
@@ -472,7 +224,7 @@ def _detect(
         if topic is None:
             topic = turn_topic(turn.text)
         if topic:
-            repeats = _repeats(topic, recent_topics, tuning.topic_overlap)
+            repeats = topic_repeats(topic, recent_topics, tuning.topic_overlap)
             if repeats >= tuning.topic_needed:
                 found.append(
                     Signal(
@@ -485,15 +237,15 @@ def _detect(
         if label:
             found.append(Signal(CORRECTION, weights[CORRECTION], f"user correction ({label!r})"))
     if plain is None:
-        plain = _plain(turn.extra or {})
+        plain = plain_metadata(turn.extra or {})
     if not plain or turn.context:
-        detail = _high_confidence(turn, tuning.min_quality, plain)
+        detail = high_confidence(turn, tuning.min_quality, plain)
         if detail:
             found.append(Signal(HIGH_CONFIDENCE, weights[HIGH_CONFIDENCE], detail))
-        detail = _knowledge_boundary(turn, plain)
+        detail = knowledge_boundary(turn, plain)
         if detail:
             found.append(Signal(KNOWLEDGE_BOUNDARY, weights[KNOWLEDGE_BOUNDARY], detail))
-    detail = _contradiction(turn, folder, plain)
+    detail = contradiction(turn, folder, plain)
     if detail:
         found.append(Signal(CONTRADICTION, weights[CONTRADICTION], detail))
     return found
@@ -630,8 +382,8 @@ class SignalAccumulator:
                 turn.number, False, (), state.urgency_score, state.turns_since_last_batch,
                 reason is not None, reason,
             )
-        plain = _plain(turn.extra or {})
-        exchange = _turn_dir(turn, plain)
+        plain = plain_metadata(turn.extra or {})
+        exchange = turn_dir(turn, plain)
         topic = turn_topic(turn.text) if turn.role == "user" else ""
         found = _detect(turn, state.recent_topics, tuning, topic, exchange, plain)
         key = str(exchange) if exchange is not None else None

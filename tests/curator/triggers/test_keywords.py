@@ -15,11 +15,10 @@ from curator.index.text import WORD_RE
 from curator.sources.turns import IndexedTurn, text_hash
 from curator.triggers.cycle import _ASK_RE, asks_for_cycle
 from curator.triggers.keywords import folded
+from curator.triggers.signal_text import CORRECTION_PATTERNS, leading_words
 from curator.triggers.urgency import (
-    _CORRECTION_PATTERNS,
     HIGH_CONFIDENCE,
     SignalAccumulator,
-    _leading_words,
     detect_signals,
     find_correction,
     turn_topic,
@@ -48,7 +47,7 @@ def make_turn(number: int, text: str, role: str = "user", *, extra: dict[str, An
 
 def _unfiltered_correction(text: str) -> str | None:
     normalised = text.replace("\u2019", "'").replace("\u2018", "'")
-    return next((label for label, p in _CORRECTION_PATTERNS if p.search(normalised)), None)
+    return next((label for label, p in CORRECTION_PATTERNS if p.search(normalised)), None)
 
 
 def _texts(count: int, seed: int) -> list[str]:
@@ -99,7 +98,7 @@ def test_words_read_in_chunks_are_the_words_of_the_whole_text() -> None:
     for _ in range(300):
         text = "".join(rng.choice(words) + rng.choice([" ", "  ", "\n", ",", "'", "\u2019", "-", "", "\t"])
                        for _ in range(rng.randint(0, 120)))
-        assert list(_leading_words(text)) == WORD_RE.findall(text)
+        assert list(leading_words(text)) == WORD_RE.findall(text)
     assert turn_topic("Tell me about troll farms, " + "reef " * 500) == "tell troll farms reef"
 
 
