@@ -22,7 +22,7 @@ from typing import Any
 from curator.clock import Clock, SystemClock
 from curator.events import EventBus
 from curator.index.text import elide
-from curator.reflection.batch import StagedRef, setting, top_keywords
+from curator.reflection.batch_records import StagedRef, setting, top_keywords
 from curator.reflection.choosing import (
     CHOOSER_DEFAULTS,
     CHOOSER_PROMPT,
