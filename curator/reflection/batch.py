@@ -291,7 +291,10 @@ class BatchReflector:
         flagged by the untrusted-output checks, so the person sees it and decides. They take
         places of the batch's two (seed 000's cap holds).
         """
-        selection = select(statements(turns), 2, BATCH_OFFER)
+        # A correction ("actually ... not October") waits for the session-end micro-reflection,
+        # which knows the staged and approved facts it corrects; staged here it would be a
+        # second, unlinked copy of the same news.
+        selection = select([s for s in statements(turns) if not s.corrects], 2, BATCH_OFFER)
         out = BatchOutput(new_facts=[new_fact(s, "Facts", how) for s, how in selection.preset])
         menu = selection.menu
         if menu is None:
