@@ -16,17 +16,23 @@ never raises: failures come back as a :class:`BatchResult` with ``status="aborte
 from __future__ import annotations
 
 import logging
-import re
 import time
-from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from curator.clock import Clock, SystemClock, iso_utc
+from curator.clock import Clock, SystemClock
 from curator.events import EventBus
-from curator.index.text import content_words, elide, tokenize
+from curator.index.text import elide
+from curator.reflection.batch_records import (
+    AssembledBatch,
+    BatchResult,
+    StagedRef,
+    next_batch_id,
+    render_turn,
+    setting,
+    top_keywords,
+    write_batch_log,
+)
 from curator.reflection.choosing import (
     BATCH_OFFER,
     CHOOSER_DEFAULTS,
@@ -74,149 +80,21 @@ from curator.reflection.schemas import (
 from curator.reflection.statements import statements
 from curator.review.staging import RECURRENCE_SIMILARITY, StagingArea
 from curator.sources.turns import IndexedTurn
-from curator.vault.atomic import write_json_state
 from curator.vault.paths import VaultPaths
-from curator.vault.settings import OPTIONS_BY_KEY, Settings
+from curator.vault.settings import Settings
 from curator.vault.store import DocumentStore
 
 log = logging.getLogger(__name__)
 
 PROMPT_NAME = "batch_reflector"
 DEFAULTS = GenerationDefaults(temperature=0.6, max_tokens=1500)
-TOP_KEYWORDS = 8
 KNOWLEDGE_LIMIT = 8
 RAW_LOG_LIMIT = 100_000
-_BATCH_FILE_RE = re.compile(r"^batch_(\d+)\.json$")
-
-
-@dataclass(frozen=True)
-class StagedRef:
-    """A staged item written by a run."""
-
-    doc_id: str
-    kind: str
-    title: str
-    path: str  # relative to the user folder, e.g. Knowledge_staging/Facts/x--id.md
-    flagged: bool
-
-
-@dataclass
-class BatchResult:
-    """Outcome of one batch run (also written to ``batch_NNN.json``)."""
-
-    batch_id: int
-    status: str  # completed | empty | nothing_to_do | aborted | cancelled
-    reset_counters: bool
-    turns_reviewed: list[int] = field(default_factory=list)
-    last_turn: int | None = None
-    items_proposed: int = 0
-    items_passed: int = 0
-    rejections: list[Rejection] = field(default_factory=list)
-    staged: list[StagedRef] = field(default_factory=list)
-    recurring: list[str] = field(default_factory=list)
-    promoted_files: list[str] = field(default_factory=list)
-    expired_files: list[str] = field(default_factory=list)
-    error: str = ""
-    log_path: Path | None = None
-    duration_ms: int = 0
-
-
-@dataclass
-class AssembledBatch:
-    """The turns a batch reviews, rendered, and what was left out."""
-
-    turns: list[IndexedTurn]
-    blocks: list[str]
-    tokens: int
-    dropped: list[int] = field(default_factory=list)
-    read_errors: list[dict[str, Any]] = field(default_factory=list)
-    numbers: list[int] = field(default_factory=list)  # every turn looked at, read or not
-
-
-def setting(settings: Settings, key: str) -> Any:
-    """A setting's value, falling back to its declared default (or None if undeclared)."""
-    try:
-        return settings[key]
-    except KeyError:
-        option = OPTIONS_BY_KEY.get(key)
-        return option.default if option else None
-
-
-def _repeats(item: Proposal, passing: Sequence[Proposal]) -> Rejection | None:
-    """A small model often proposes the same item twice in one reply: keep the first."""
-    quotes = {quote_key(e.quote) for e in item.evidence}
-    for earlier in passing:
-        if earlier.kind == item.kind and similarity(item.text, earlier.text) > RECURRENCE_SIMILARITY:
-            return Rejection(item.label(), "dedup", "repeats an earlier item of the same batch")
-        if quotes and quotes == {quote_key(e.quote) for e in earlier.evidence}:
-            return Rejection(item.label(), "dedup", "rests on the same quote as an earlier item of the same batch")
-    return None
-
-
-def _with_evidence(item: Proposal) -> Rejection | None:
-    """The person's own characters back in each quote, and the quotes kept as evidence.
-
-    Quotes were offered in grammar-safe form (narrowing.grammar_safe); the chain checks each
-    one in its own turn right after this.
-    """
-    by_number = {t.number: t for t in item.cited}
-    item.evidence = [
-        Evidence(
-            e.turn,
-            restore_quote(e.quote, by_number[e.turn].text) if e.turn in by_number else e.quote,
-        )
-        for e in item.evidence
-    ]
-    if item.evidence:
-        item.fields["evidence"] = " … ".join(e.quote for e in item.evidence)
-        item.fields["evidence_quotes"] = [{"turn": e.turn, "quote": e.quote} for e in item.evidence]
-    item.text = tidy(item.text)
-    speaker = next((t.speaker for t in item.cited if t.role == "user" and t.speaker), "")
-    if item.kind == "fact" and speaker and is_first_person(item.text):
-        # A copied "I ..." sentence reads as a memory about the speaker; the gates judge the result.
-        item.notes.append("rephrased from the first person by code")
-        item.text = as_memory(item.text, speaker)
-        if is_first_person(item.title):
-            item.title = elide(as_memory(item.title, speaker), 60)
-    return None
 
 
 def _content_problem(error: str) -> bool:
     """An error the turns' text can cause (grammar construction, parsing), not a model outage."""
     return "grammar" in error.lower() or "unparsable" in error.lower()
-
-
-def render_turn(turn: IndexedTurn) -> str:
-    """One turn as the model sees it: number, role, speaker, text and any context."""
-    if not isinstance(turn.text, str):
-        raise ValueError("turn text is not text")
-    # One line per turn, as in the prompt's example: a small model copies from what it sees
-    # next to the turn number.
-    speaker = f" ({turn.speaker})" if turn.speaker and turn.speaker.casefold() != turn.role.casefold() else ""
-    block = f"[turn {turn.number}] {turn.role}{speaker}: {turn.text.strip()}"
-    if turn.context and turn.context.strip():
-        block += f"\n[context of turn {turn.number}]\n{turn.context.strip()}"
-    return block
-
-
-def top_keywords(turns: Sequence[IndexedTurn], limit: int = TOP_KEYWORDS) -> list[str]:
-    """The most frequent content words of the turns (speaker names left out)."""
-    speakers = {w for t in turns for w in tokenize(t.speaker or "")}
-    counts: Counter[str] = Counter()
-    for turn in turns:
-        counts.update(w for w in content_words(f"{turn.text} {turn.context}") if w not in speakers and not w.isdigit())
-    return [w for w, _ in counts.most_common(limit)]
-
-
-def next_batch_id(folder: Path) -> int:
-    """One more than the highest ``batch_NNN.json`` in ``folder``."""
-    highest = 0
-    if folder.is_dir():
-        for path in folder.iterdir():
-            match = _BATCH_FILE_RE.match(path.name)
-            if match:
-                highest = max(highest, int(match.group(1)))
-    return highest + 1
 
 
 class BatchReflector:
@@ -279,7 +157,7 @@ class BatchReflector:
             result.error = result.error or f"{type(exc).__name__}: {exc}"
         result.duration_ms = int((time.monotonic() - started) * 1000)
         try:
-            result.log_path = self._write_log(folder, result, trigger, urgency_score, record)
+            result.log_path = write_batch_log(self.clock.now(), folder, result, trigger, urgency_score, record)
         except OSError as exc:
             log.error("could not write batch log %s: %s", batch_id, exc)
         if self.events is not None:
@@ -413,7 +291,10 @@ class BatchReflector:
         flagged by the untrusted-output checks, so the person sees it and decides. They take
         places of the batch's two (seed 000's cap holds).
         """
-        selection = select(statements(turns), 2, BATCH_OFFER)
+        # A correction ("actually ... not October") waits for the session-end micro-reflection,
+        # which knows the staged and approved facts it corrects; staged here it would be a
+        # second, unlinked copy of the same news.
+        selection = select([s for s in statements(turns) if not s.corrects], 2, BATCH_OFFER)
         out = BatchOutput(new_facts=[new_fact(s, "Facts", how) for s, how in selection.preset])
         menu = selection.menu
         if menu is None:
@@ -580,36 +461,41 @@ class BatchReflector:
         for entry in self.staging.expire(user_id, docs, int(setting(self.settings, "batch.expiry_days"))):
             result.expired_files.append(entry.original)
 
-    def _write_log(
-        self,
-        folder: Path,
-        result: BatchResult,
-        trigger: str,
-        urgency: float,
-        record: dict[str, Any],
-    ) -> Path:
-        entry: dict[str, Any] = {
-            "batch_id": result.batch_id,
-            "timestamp": iso_utc(self.clock.now()),
-            "turns_reviewed": result.turns_reviewed,
-            "trigger": trigger,
-            "urgency_score": urgency,
-            "quality_gate_results": {
-                "items_proposed": result.items_proposed,
-                "items_passed": result.items_passed,
-                "rejections": [r.to_dict() for r in result.rejections],
-            },
-            "staged_files": [s.path for s in result.staged],
-            "promoted_files": result.promoted_files,
-            "duration_ms": result.duration_ms,
-            "status": result.status,
-            "reset_counters": result.reset_counters,
-            "error": result.error,
-            "recurring_items": result.recurring,
-            "expired_files": result.expired_files,
-            "flagged_items": [s.doc_id for s in result.staged if s.flagged],
-        }
-        entry.update(record)
-        path = folder / f"batch_{result.batch_id:03d}.json"
-        write_json_state(path, entry)
-        return path
+
+def _repeats(item: Proposal, passing: Sequence[Proposal]) -> Rejection | None:
+    """A small model often proposes the same item twice in one reply: keep the first."""
+    quotes = {quote_key(e.quote) for e in item.evidence}
+    for earlier in passing:
+        if earlier.kind == item.kind and similarity(item.text, earlier.text) > RECURRENCE_SIMILARITY:
+            return Rejection(item.label(), "dedup", "repeats an earlier item of the same batch")
+        if quotes and quotes == {quote_key(e.quote) for e in earlier.evidence}:
+            return Rejection(item.label(), "dedup", "rests on the same quote as an earlier item of the same batch")
+    return None
+
+
+def _with_evidence(item: Proposal) -> Rejection | None:
+    """The person's own characters back in each quote, and the quotes kept as evidence.
+
+    Quotes were offered in grammar-safe form (narrowing.grammar_safe); the chain checks each
+    one in its own turn right after this.
+    """
+    by_number = {t.number: t for t in item.cited}
+    item.evidence = [
+        Evidence(
+            e.turn,
+            restore_quote(e.quote, by_number[e.turn].text) if e.turn in by_number else e.quote,
+        )
+        for e in item.evidence
+    ]
+    if item.evidence:
+        item.fields["evidence"] = " … ".join(e.quote for e in item.evidence)
+        item.fields["evidence_quotes"] = [{"turn": e.turn, "quote": e.quote} for e in item.evidence]
+    item.text = tidy(item.text)
+    speaker = next((t.speaker for t in item.cited if t.role == "user" and t.speaker), "")
+    if item.kind == "fact" and speaker and is_first_person(item.text):
+        # A copied "I ..." sentence reads as a memory about the speaker; the gates judge the result.
+        item.notes.append("rephrased from the first person by code")
+        item.text = as_memory(item.text, speaker)
+        if is_first_person(item.title):
+            item.title = elide(as_memory(item.title, speaker), 60)
+    return None

@@ -28,6 +28,7 @@ OFFER_PER_FACT = 2  # statements a micro-reflection offers per fact it may keep
 PLANTED = "an instruction-like statement, flagged"
 FOUND_CORRECTION = "a correction found by code"
 CHOSEN = "chosen by the model"
+MIN_SHARED_NAMES = 2  # names, places or months a correction shares with the fact it corrects
 
 
 @dataclass(frozen=True)
@@ -84,24 +85,26 @@ def select(found: Sequence[Statement], cap: int, offer: int,
     Everything stays within ``cap`` (seed 000's 2 facts per batch, ``micro.max_facts``).
     """
     planted = [s for s in found if s.instruction][:cap]
-    fixes = [s for s in found if not s.instruction and corrected(s, existing)][:max(0, cap - len(planted))]
+    people = sorted({s.turn.speaker for s in found if s.turn.speaker})
+    fixes = [s for s in found if not s.instruction and corrected(s, existing, people)][:max(0, cap - len(planted))]
     preset = [(s, PLANTED) for s in planted] + [(s, FOUND_CORRECTION) for s in fixes]
     room = cap - len(preset)
     offered = tuple(s for s in found if not s.instruction and s not in fixes)[:offer]
     return Selection(tuple(preset), Menu(offered, room) if offered and room > 0 else None)
 
 
-def corrected(statement: Statement, existing: Sequence[KnowledgeDoc]) -> str:
+def corrected(statement: Statement, existing: Sequence[KnowledgeDoc], people: Sequence[str] = ()) -> str:
     """The text of the known fact a correcting statement replaces ("" when none is clear).
 
-    The fact that shares the most names, places or months with the statement ("Lisbon",
-    "October"; "Ana", "Porto") and at least one; a tie is no clear target.
+    The fact that shares the most names, places or months with the statement, at least two
+    ("Lisbon", "October"; "Ana", "Porto"); a tie is no clear target. The names of the
+    people talking do not count: "actually, Caroline, ..." corrects nothing about Caroline.
     """
     if not statement.corrects or not existing:
         return ""
-    names = statement.names()
+    names = statement.names() - {p.casefold() for p in people}
     scored = sorted(((len(names & names_of(d.text)), d.text) for d in existing), reverse=True)
-    if scored[0][0] < 1 or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+    if scored[0][0] < MIN_SHARED_NAMES or (len(scored) > 1 and scored[1][0] == scored[0][0]):
         return ""
     return scored[0][1]
 

@@ -22,7 +22,7 @@ from typing import Any
 from curator.clock import Clock, SystemClock
 from curator.events import EventBus
 from curator.index.text import elide
-from curator.reflection.batch import StagedRef, setting, top_keywords
+from curator.reflection.batch_records import StagedRef, setting, top_keywords
 from curator.reflection.choosing import (
     CHOOSER_DEFAULTS,
     CHOOSER_PROMPT,
@@ -467,7 +467,9 @@ class MicroReflector:
             except SchemaError as exc:
                 return MicroResult("aborted", error=f"unparsable model output: {exc}",
                                    raw_response=str(reply.text)[:100_000])
-        facts = [MicroFact("author", s.turn.speaker, s.memory, "other", 0.75, s.quote, corrected(s, existing),
+        people = sorted({s.turn.speaker for s in found if s.turn.speaker})
+        facts = [MicroFact("author", s.turn.speaker, s.memory, "other", 0.75, s.quote,
+                           corrected(s, existing, people),
                            [f"{how}; worded by code"]) for s, how in picked]
         return reply, MicroOutput(facts=facts)
 

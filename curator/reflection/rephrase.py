@@ -20,20 +20,25 @@ _IRREGULAR = {"am": "is", "have": "has", "do": "does", "go": "goes", "was": "was
 # Adverbs between "I" and its verb ("I still work"): the verb after them agrees instead.
 _ADVERBS = frozenset(
     ["also", "just", "still", "never", "always", "often", "usually", "really", "already", "recently",
-     "sometimes", "only", "even"]
+     "sometimes", "only", "even", "actually", "definitely", "totally", "absolutely", "finally", "probably"]
 )
+# Negated auxiliaries after "I": only "don't", "haven't" and "am not" change with the subject.
+_NEGATED = {"don't": "doesn't", "don’t": "doesn’t", "haven't": "hasn't", "haven’t": "hasn’t",
+            "wasn't": "wasn't", "weren't": "wasn't"}
 # Words after "I" that keep their form with a third-person subject.
 _INVARIANT = frozenset(
     ["can", "could", "will", "would", "shall", "should", "may", "might", "must", "did", "had", "used"]
 ) | _ADVERBS
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|my|My|me|myself|mine|Mine)\b|\bI['’](?:m|ve|ll|d)\b")
 # "I" is always a subject in English, so every one is rewritten (with its contraction).
-_SUBJECT_RE = re.compile(r"()\bI(?:['’](m|ve|ll|d))?\b(\s+)?([A-Za-z]+)?")
+_SUBJECT_RE = re.compile(r"()\bI(?:['’](m|ve|ll|d))?\b(\s+)?([A-Za-z]+n['’]t|[A-Za-z]+)?")
 
 
 def third_person_verb(verb: str) -> str:
     """``verb`` as it agrees with he/she/a name ("work" -> "works", "study" -> "studies")."""
     lower = verb.lower()
+    if lower.endswith(("n't", "n’t")):
+        return _NEGATED.get(lower, verb)  # can't, couldn't, won't, didn't: as they are
     if lower in _IRREGULAR:
         return _IRREGULAR[lower]
     if lower in _INVARIANT or lower.endswith(("ed", "s")):

@@ -142,6 +142,12 @@ def title_of(memory: str, speaker: str, limit: int = 56) -> str:
     words = words[:8]
     while len(words) > 1 and (words[-1].lower() in STOP_WORDS or words[-1].endswith(".")):
         words = words[:-1]
+    if len(words) < 2:
+        # Nothing but a verb left ("appreciates"): the sentence's own opening says more.
+        words = [w for w in text.split()[:6]]
+        while len(words) > 1 and words[-1].lower() in STOP_WORDS:
+            words = words[:-1]
+        return elide(" ".join(words).rstrip(",;:"), limit)
     phrase = elide(" ".join(words).rstrip(",;:"), limit)
     return (phrase[:1].upper() + phrase[1:]) if phrase else elide(memory, limit)
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from curator.clock import Clock, SystemClock, iso_utc
 from curator.events import EventBus
 from curator.index.text import content_words
-from curator.reflection.batch import render_turn, setting
+from curator.reflection.batch_records import render_turn, setting
 from curator.reflection.choosing import CHOOSER_DEFAULTS, CHOOSER_PROMPT, select
 from curator.reflection.gates.chain import check_item, unsupported_words
 from curator.reflection.gates.untrusted import instruction_reasons, scan

@@ -164,3 +164,17 @@ def test_a_small_models_summary_is_the_persons_statements_it_chose(
     assert "ACME" not in body
     assert model.calls[0]["prompt"] == "batch_chooser"
     assert is_searchable(result.document)  # every word is the person's own: it passes the summary gate
+
+
+def test_a_correction_needs_two_shared_names_beyond_the_people_talking(turns: FakeTurns) -> None:
+    from curator.reflection.choosing import corrected
+    from curator.reflection.ports import KnowledgeDoc
+
+    turns.add(1, "Actually, Caroline, I love painting with my family every weekend, not just on holidays.",
+              speaker="Melanie")
+    turns.add(2, "Actually the Lisbon trip is in September, not October.")
+    chatty, lisbon = sorted(statements(turns.turns.values()), key=lambda s: s.turn.number)
+    known = [KnowledgeDoc("a1", "Caroline", "Caroline paints in her studio."),
+             KnowledgeDoc("b2", "Trip", "Maya and Ana are going to Lisbon in October.")]
+    assert corrected(chatty, known, ["Caroline", "Melanie"]) == ""
+    assert corrected(lisbon, known, ["Maya"]) == "Maya and Ana are going to Lisbon in October."

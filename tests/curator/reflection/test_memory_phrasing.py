@@ -53,3 +53,12 @@ def test_no_prompt_example_text_can_pass_the_gates(turns: FakeTurns) -> None:
     for text in examples:
         verdict = check_item(text, cited)
         assert not verdict.passed and verdict.gate == "form", text
+
+
+def test_negated_auxiliaries_and_adverbs_agree_with_the_name() -> None:
+    from curator.reflection.rephrase import as_memory
+
+    assert as_memory("I couldn't agree more.", "Jo") == "Jo couldn't agree more."
+    assert as_memory("I don't eat meat.", "Jo") == "Jo doesn't eat meat."
+    assert as_memory("I haven't been there.", "Jo") == "Jo hasn't been there."
+    assert as_memory("I actually just moved.", "Jo") == "Jo actually just moved."
