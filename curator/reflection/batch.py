@@ -193,51 +193,42 @@ class BatchReflector:
             return
         record["parse_notes"] = output.notes
 
-        rejections = [Rejection(f"{r.section}: {r.item}", "schema", r.reason) for r in output.rejected]
         result.items_proposed = output.item_count + len(output.rejected)
+        passing = self._judge(output, batch.turns, user_id, result)
+        self._stage(passing, user_id, result, record)
+        self._lifecycle(user_id, result, record)
+        result.status = "completed" if passing else "empty"
+        result.reset_counters = True
+
+    def _judge(self, output: BatchOutput, turns: Sequence[IndexedTurn], user_id: str,
+               result: BatchResult) -> list[Proposal]:
+        """Caps, then the gate chain per item (with a re-cited turn as the one second chance)."""
+        rejections = [Rejection(f"{r.section}: {r.item}", "schema", r.reason) for r in output.rejected]
         rejections.extend(apply_caps(output))
         passing: list[Proposal] = []
-        gates = QualityGates(
-            user_id,
-            self.turns,
-            self.knowledge,
-            self.rejected,
-            keyword_threshold=float(
-                setting(self.settings, "gates.keyword_support") or DEFAULT_KEYWORD_SUPPORT
-            ),
-        )
+        threshold = float(setting(self.settings, "gates.keyword_support") or DEFAULT_KEYWORD_SUPPORT)
+        gates = QualityGates(user_id, self.turns, self.knowledge, self.rejected, keyword_threshold=threshold)
         for item in proposals_from_batch(output):
             rejection = self._gate(item, gates, user_id)
             if rejection is not None and rejection.gate in ("keyword", "evidence") and item.kind == "fact":
-                rejection = self._regrounded(item, gates, user_id, batch.turns) or rejection
+                rejection = self._regrounded(item, gates, user_id, turns) or rejection
                 rejection = None if rejection.gate == "" else rejection
             rejection = rejection or _repeats(item, passing)
             if rejection is not None:
                 rejections.append(rejection)
                 continue
             item.confidence = confidence_for(item.cited)
-            flag(item, batch=[(t.number, t.text) for t in batch.turns])
+            flag(item, batch=[(t.number, t.text) for t in turns])
             passing.append(item)
         result.rejections = rejections
         result.items_passed = len(passing)
+        return passing
 
-        model_name = str(record.get("model", ""))
-        drafts = [
-            draft_for(
-                i,
-                result.batch_id,
-                "batch",
-                provenance(
-                    i,
-                    "batch",
-                    result.batch_id,
-                    model_name,
-                    str(record.get("prompt_version", "")),
-                    self.clock.now(),
-                ),
-            )
-            for i in passing
-        ]
+    def _stage(self, passing: list[Proposal], user_id: str, result: BatchResult, record: dict[str, Any]) -> None:
+        model, version = str(record.get("model", "")), str(record.get("prompt_version", ""))
+        drafts = [draft_for(i, result.batch_id, "batch",
+                            provenance(i, "batch", result.batch_id, model, version, self.clock.now()))
+                  for i in passing]
         outcome = stage_all(self.staging, user_id, drafts, result.batch_id)
         root = self.paths.user(user_id).root
         for doc in outcome.staged:
@@ -245,9 +236,6 @@ class BatchReflector:
             result.staged.append(StagedRef(doc.id, doc.kind, doc.title, doc.path.relative_to(root).as_posix(),
                                            bool(doc.get("quarantine"))))
         result.recurring = [d.id for d in outcome.recurring]
-        self._lifecycle(user_id, result, record)
-        result.status = "completed" if passing else "empty"
-        result.reset_counters = True
 
     def _reflect(self, part: list[tuple[IndexedTurn, str]], knowledge: Sequence[KnowledgeDoc],
                  record: dict[str, Any], result: BatchResult) -> BatchOutput | None:
