@@ -12,17 +12,14 @@ export is read as a whole and never changes.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from curator.sources.adapters.common import (
     Emitter,
-    FileAdapter,
+    ExportAdapter,
     as_dict,
     as_list,
     as_str,
-    export_head,
-    load_export,
 )
 from curator.sources.adapters.timestamps import parse_time
 
@@ -66,36 +63,15 @@ def message_text(message: dict[str, Any]) -> tuple[str, str]:
     return "\n".join(parts), kind
 
 
-class ChatGptAdapter(FileAdapter):
+class ChatGptAdapter(ExportAdapter):
     """Reads ChatGPT data exports."""
 
     name = "chatgpt"
     description = "ChatGPT data export (conversations.json, or the export .zip)"
-    suffixes = (".json", ".zip")
+    messages_key = "mapping"
+    messages_type = dict
 
-    def claim(self, path: Path, head: bytes) -> float:
-        if not path.name.endswith((".json", ".zip")):
-            return 0.0
-        inner = export_head(path, head)
-        if inner.lstrip().startswith(b"[") and b'"mapping"' in inner:
-            return 0.95
-        return 0.0
-
-    def parse(self, unit: Path, out: Emitter) -> None:
-        doc = load_export(unit, out.file_name, out.result)
-        if doc is None:
-            return
-        if not isinstance(doc, list):
-            out.result.problem(f"{out.file_name}: not a list of conversations; skipped")
-            return
-        for index, conv in enumerate(doc):
-            if not isinstance(conv, dict) or not isinstance(conv.get("mapping"), dict):
-                out.result.problem(f"{out.file_name} conversation {index}: no mapping; skipped")
-                continue
-            self._conversation(out, index, conv)
-
-    @staticmethod
-    def _conversation(out: Emitter, index: int, conv: dict[str, Any]) -> None:
+    def conversation(self, out: Emitter, index: int, conv: dict[str, Any]) -> None:
         conv_id = as_str(conv.get("conversation_id")) or as_str(conv.get("id")) or f"conversation-{index}"
         title = as_str(conv.get("title"))
         out.last_time = None

@@ -9,17 +9,14 @@ An import: the export is read as a whole and never changes.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from curator.sources.adapters.common import (
     Emitter,
-    FileAdapter,
+    ExportAdapter,
     as_dict,
     as_list,
     as_str,
-    export_head,
-    load_export,
 )
 from curator.sources.adapters.timestamps import parse_time
 
@@ -35,52 +32,35 @@ def message_text(message: dict[str, Any]) -> str:
     return as_str(message.get("text"))
 
 
-class ClaudeAiAdapter(FileAdapter):
+class ClaudeAiAdapter(ExportAdapter):
     """Reads Claude.ai data exports."""
 
     name = "claude_ai"
     description = "Claude.ai data export (conversations.json, or the export .zip)"
-    suffixes = (".json", ".zip")
+    messages_key = "chat_messages"
+    messages_type = list
 
-    def claim(self, path: Path, head: bytes) -> float:
-        if not path.name.endswith((".json", ".zip")):
-            return 0.0
-        inner = export_head(path, head)
-        if inner.lstrip().startswith(b"[") and b'"chat_messages"' in inner:
-            return 0.95
-        return 0.0
-
-    def parse(self, unit: Path, out: Emitter) -> None:
-        doc = load_export(unit, out.file_name, out.result)
-        if doc is None:
-            return
-        if not isinstance(doc, list):
-            out.result.problem(f"{out.file_name}: not a list of conversations; skipped")
-            return
-        for index, conv in enumerate(doc):
-            if not isinstance(conv, dict) or not isinstance(conv.get("chat_messages"), list):
-                out.result.problem(f"{out.file_name} conversation {index}: no chat_messages; skipped")
-                continue
-            conv_id = as_str(conv.get("uuid")) or f"conversation-{index}"
-            title = as_str(conv.get("name"))
-            out.last_time = None
-            for position, raw in enumerate(conv["chat_messages"]):
-                message = as_dict(raw)
-                role = _ROLES.get(as_str(message.get("sender")))
-                if role is None:
-                    out.result.problem(
-                        f"{out.file_name} {conv_id} message {position}: unknown sender "
-                        f"{as_str(message.get('sender'))[:40]!r}; skipped"
-                    )
-                    continue
-                text = message_text(message)
-                if not text.strip():
-                    out.result.skip("messages without text")
-                    continue
-                message_id = as_str(message.get("uuid"))
-                out.emit(
-                    conversation=conv_id, key=f"id:{message_id}" if message_id else f"pos:{position}",
-                    position=position, role=role, speaker="Claude" if role == "assistant" else "user",
-                    text=text, when=parse_time(message.get("created_at")), title=title,
-                    message_id=message_id,
+    def conversation(self, out: Emitter, index: int, conv: dict[str, Any]) -> None:
+        conv_id = as_str(conv.get("uuid")) or f"conversation-{index}"
+        title = as_str(conv.get("name"))
+        out.last_time = None
+        for position, raw in enumerate(conv["chat_messages"]):
+            message = as_dict(raw)
+            role = _ROLES.get(as_str(message.get("sender")))
+            if role is None:
+                out.result.problem(
+                    f"{out.file_name} {conv_id} message {position}: unknown sender "
+                    f"{as_str(message.get('sender'))[:40]!r}; skipped"
                 )
+                continue
+            text = message_text(message)
+            if not text.strip():
+                out.result.skip("messages without text")
+                continue
+            message_id = as_str(message.get("uuid"))
+            out.emit(
+                conversation=conv_id, key=f"id:{message_id}" if message_id else f"pos:{position}",
+                position=position, role=role, speaker="Claude" if role == "assistant" else "user",
+                text=text, when=parse_time(message.get("created_at")), title=title,
+                message_id=message_id,
+            )

@@ -227,6 +227,42 @@ class FileAdapter(Adapter):
         raise NotImplementedError
 
 
+class ExportAdapter(FileAdapter):
+    """A chat service's data export: a JSON array of conversations (``conversations.json`` or
+    the export zip), each holding its messages under :attr:`messages_key`.
+
+    Subclasses name the key and its JSON type, and read one conversation in ``conversation``.
+    """
+
+    suffixes: ClassVar[tuple[str, ...]] = (".json", ".zip")
+    messages_key: ClassVar[str] = ""
+    messages_type: ClassVar[type] = list
+
+    def claim(self, path: Path, head: bytes) -> float:
+        if not path.name.endswith((".json", ".zip")):
+            return 0.0
+        inner = export_head(path, head)
+        marker = f'"{self.messages_key}"'.encode()
+        return 0.95 if inner.lstrip().startswith(b"[") and marker in inner else 0.0
+
+    def parse(self, unit: Path, out: Emitter) -> None:
+        doc = load_export(unit, out.file_name, out.result)
+        if doc is None:
+            return
+        if not isinstance(doc, list):
+            out.result.problem(f"{out.file_name}: not a list of conversations; skipped")
+            return
+        for index, conv in enumerate(doc):
+            if not isinstance(conv, dict) or not isinstance(conv.get(self.messages_key), self.messages_type):
+                out.result.problem(f"{out.file_name} conversation {index}: no {self.messages_key}; skipped")
+                continue
+            self.conversation(out, index, conv)
+
+    def conversation(self, out: Emitter, index: int, conv: dict[str, Any]) -> None:
+        """Emit the turns of conversation ``index`` of the export."""
+        raise NotImplementedError
+
+
 def load_export(unit: Path, file_name: str, result: ReadResult, member: str = "conversations.json") -> Any:
     """The parsed ``conversations.json`` of a data export: the file itself or inside its zip.
 
