@@ -344,10 +344,8 @@ class ReflectionService:
     def run_cycle(self, user_id: str, trigger: str = "manual") -> dict[str, Any]:
         """Run one cycle now; it proposes (pending review) or says why it cannot run."""
         outcome = self.cycle_runner().run(user_id, trigger)
-        staging = StagingArea(self.parts.store, self.parts.clock)
-        for memory in outcome.fading:
-            propose_fading(staging, self.parts.store, user_id, str(memory.get("memory_id", "")),
-                           float(memory.get("score", 0.0)))
+        propose_fading(StagingArea(self.parts.store, self.parts.clock), self.parts.store, user_id,
+                       [(str(m.get("memory_id", "")), float(m.get("score", 0.0))) for m in outcome.fading])
         plain = _plain(outcome)
         if outcome.status == "blocked":
             plain["status"] = "nothing_to_do"  # the job is done: another cycle awaits review

@@ -117,6 +117,10 @@ def rank_of(text: str) -> float:
     return round(score, 2)
 
 
+_LASTING_RAW = frozenset(["shifts", "kids", "parents", "races", "years", "weekends", "mornings",
+                          "evenings", "lessons", "books", "plans", "children"])
+
+
 def title_of(memory: str, speaker: str, limit: int = 56) -> str:
     """A short noun phrase for ``memory``: its first clause's content words after the name.
 
@@ -144,7 +148,7 @@ def title_of(memory: str, speaker: str, limit: int = 56) -> str:
         words = words[:-1]
     if len(words) < 2:
         # Nothing but a verb left ("appreciates"): the sentence's own opening says more.
-        words = [w for w in text.split()[:6]]
+        words = text.split()[:6]
         while len(words) > 1 and words[-1].lower() in STOP_WORDS:
             words = words[:-1]
         return elide(" ".join(words).rstrip(",;:"), limit)
@@ -154,9 +158,6 @@ def title_of(memory: str, speaker: str, limit: int = 56) -> str:
 
 _CLAUSE_END = re.compile(r",\s+(?:so|which|because|but|and then|by the way)\b|;\s+")
 _LEADERS = frozenset(["also", "and", "but", "so", "actually", "well", "anyway", "oh", "it", "means"])
-_LASTING_RAW = frozenset(["shifts", "kids", "parents", "races", "years", "weekends", "mornings",
-                          "evenings", "lessons", "books", "plans", "children"])
-
 
 def _kept_sentences(text: str) -> tuple[list[str], list[str]]:
     """(statements worth a memory, instruction-like sentences) of one turn."""

@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -163,21 +164,26 @@ class Lifecycle:
         return stage_for(self.staging, user_id, doc, kind, title, fields, note)
 
 
-def propose_fading(staging: StagingArea, store: DocumentStore, user_id: str, doc_id: str,
-                   score: float) -> Document | None:
-    """A "still true?" item for a memory the cycle's decay scores call fading (seed 001).
+def propose_fading(staging: StagingArea, store: DocumentStore, user_id: str,
+                   fading: Sequence[tuple[str, float]]) -> list[Document]:
+    """"Still true?" items for the memories the cycle's decay scores call fading (seed 001).
 
-    Never twice while one waits; a fading memory is asked about, never dropped silently.
+    ``fading`` holds (document id, decay score). Never twice while one waits: a fading memory is
+    asked about, never dropped silently. The queue is read once for all of them.
     """
-    doc = store.find(doc_id, user_id, areas=("knowledge",))
-    if doc is None or doc.deleted or doc.path is None:
-        return None
     waiting, _problems = staging.scan(user_id)
-    if any(d.kind == "recheck" and d.get("target_id") == doc_id for d in waiting):
-        return None
-    return stage_for(staging, user_id, doc, "recheck", f"Still true? {doc.title}", {"decay_score": round(score, 3)},
-                     f"fading (decay score {score:.2f} < 0.5: not read or confirmed for a long time): is it still "
-                     "true? Approve to keep it; discard to leave it as it is.")
+    asked = {str(d.get("target_id")) for d in waiting if d.kind == "recheck"}
+    staged: list[Document] = []
+    for doc_id, score in fading:
+        doc = store.find(doc_id, user_id, areas=("knowledge",)) if doc_id not in asked else None
+        if doc is None or doc.deleted or doc.path is None:
+            continue
+        asked.add(doc_id)
+        staged.append(stage_for(
+            staging, user_id, doc, "recheck", f"Still true? {doc.title}", {"decay_score": round(score, 3)},
+            f"fading (decay score {score:.2f} < 0.5: not read or confirmed for a long time): is it still "
+            "true? Approve to keep it; discard to leave it as it is."))
+    return staged
 
 
 def stage_for(staging: StagingArea, user_id: str, doc: Document, kind: str, title: str, fields: dict[str, Any],
