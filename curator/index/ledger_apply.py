@@ -193,6 +193,8 @@ def _bulk_rows(user_id: str, adds: list[dict[str, Any]], ids: list[tuple[int, in
     turn_rows = []
     item_rows = []
     fts_rows = []
+    # A few roles among thousands of turns: each one's packed content types made once.
+    types_of: dict[str, str] = {}
     for i, record in enumerate(adds):
         t = record["turn"]
         extra = t.get("extra") or {}
@@ -200,14 +202,18 @@ def _bulk_rows(user_id: str, adds: list[dict[str, Any]], ids: list[tuple[int, in
         status = t.get("status", "active")
         timestamp = float(t["timestamp"])
         quality = extra.get("quality")
+        role = t["role"]
+        types = types_of.get(role)
+        if types is None:
+            types = types_of[role] = pack_types(["context", role])
         turn_rows.append((
             ids[i][0], user_id, number, t["source_id"], t["file"], t["conversation"], t["key"],
-            int(t["position"]), t["role"], t["speaker"], t["text"], timestamp, t["sha256"], status, "",
+            int(t["position"]), role, t["speaker"], t["text"], timestamp, t["sha256"], status, "",
             record.get("supersedes"), t.get("context", ""), EXTRA_JSON.encode(extra),
             float(record.get("at", 0.0)), ids[i][1],
         ))
         item_rows.append((
-            ids[i][1], f"t:{user_id}:{number}", user_id, pack_types(["context", t["role"]]),
+            ids[i][1], f"t:{user_id}:{number}", user_id, types,
             str(extra.get("topic") or "").lower(),
             float(quality) if isinstance(quality, (int, float)) else None,
             timestamp, 1 if status == "active" else 0,

@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import fields as dataclass_fields
 from typing import Any
 
 from curator.sources.turns import IndexedTurn, Turn
-
-# The fields of a ledger ``add`` record's turn, looked up once (``dataclasses.fields`` per
-# turn was a visible part of an import).
-_TURN_FIELDS = tuple(f.name for f in dataclass_fields(IndexedTurn))
 
 
 class UnitPlan:
@@ -33,27 +28,22 @@ class UnitPlan:
     def add(self, turn: Turn, supersedes: int | None = None) -> int:
         number = self.next_number
         self.next_number += 1
-        indexed = IndexedTurn(
-            number=number,
-            user_id=self.user_id,
-            source_id=turn.source_id,
-            file=turn.file,
-            conversation=turn.conversation,
-            key=turn.key,
-            position=turn.position,
-            role=turn.role,
-            speaker=turn.speaker,
-            text=turn.text,
-            timestamp=turn.timestamp,
-            sha256=turn.sha256,
-            context=turn.context,
-            extra=dict(turn.extra),
-        )
-        # A shallow field copy: dataclasses.asdict deep-copies every value and was a tenth of
-        # an import's time; the ledger serialises the record right away anyway.
-        record = {name: getattr(indexed, name) for name in _TURN_FIELDS}
-        record["extra"] = dict(indexed.extra)
+        sha256 = turn.sha256  # a property that hashes the text: once
+        extra = dict(turn.extra)
+        # The record is built from the values directly, in the field order of IndexedTurn:
+        # copying it back out of the frozen turn (or dataclasses.asdict, which deep-copies)
+        # was a visible part of an import. The ledger serialises the record right away.
+        record = {
+            "number": number, "user_id": self.user_id, "source_id": turn.source_id, "file": turn.file,
+            "conversation": turn.conversation, "key": turn.key, "position": turn.position,
+            "role": turn.role, "speaker": turn.speaker, "text": turn.text, "timestamp": turn.timestamp,
+            "sha256": sha256, "status": "active", "context": turn.context, "extra": dict(extra),
+        }
         self._record("add", turn=record, supersedes=supersedes)
+        indexed = IndexedTurn(
+            number, self.user_id, turn.source_id, turn.file, turn.conversation, turn.key, turn.position,
+            turn.role, turn.speaker, turn.text, turn.timestamp, sha256, "active", turn.context, extra,
+        )
         if supersedes is None:
             self.added.append(indexed)
         else:

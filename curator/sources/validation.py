@@ -24,6 +24,7 @@ MAX_TIMESTAMP = 7258118400.0
 MAX_TEXT_CHARS = 2_000_000
 DUPLICATE_MARK = "#dup"
 _STRING_FIELDS = ("source_id", "file", "conversation", "key", "speaker", "text", "context")
+_RECORD_TEXT_FIELDS = (*_STRING_FIELDS, "role", "sha256", "user_id")
 LEDGER_OPS = ("add", "status", "move")
 TURN_STATUSES = ("active", "edited", "removed")
 
@@ -169,7 +170,7 @@ def _add_problem(record: dict[str, Any]) -> str | None:
     number = turn.get("number")
     if isinstance(number, bool) or not isinstance(number, int) or number < 1:
         return f"turn number {number!r} is not a positive integer"
-    for name in (*_STRING_FIELDS, "role", "sha256", "user_id"):
+    for name in _RECORD_TEXT_FIELDS:
         if not isinstance(turn.get(name, ""), str):
             return f"turn {name} is {type(turn.get(name)).__name__}, not text"
     if turn.get("role") not in ROLES:

@@ -179,7 +179,36 @@ class ReadResult:
             message_id: the client's id for the message.
             fmt: the format the turn was read from.
         """
-        extra = dict(turn.extra)
+        self.add_message(
+            turn.source_id, turn.file, turn.conversation, turn.key, turn.position, turn.role,
+            turn.speaker, turn.text, dict(turn.extra), context=turn.context, when=when,
+            fallback=fallback, title=title, message_id=message_id, fmt=fmt,
+        )
+
+    def add_message(
+        self,
+        source_id: str,
+        file: str,
+        conversation: str,
+        key: str,
+        position: int,
+        role: str,
+        speaker: str,
+        text: str,
+        extra: dict[str, Any],
+        *,
+        context: str = "",
+        when: float | None,
+        fallback: float,
+        title: str = "",
+        message_id: str = "",
+        fmt: str = "",
+    ) -> None:
+        """``add`` from a message's fields, for adapters that have no ``Turn`` yet.
+
+        A frozen ``Turn`` built only to be rebuilt here was a visible part of reading a
+        large file. ``extra`` becomes the turn's own: pass a dict nobody else holds.
+        """
         if title:
             extra[EXTRA_TITLE] = title
         if message_id:
@@ -191,7 +220,7 @@ class ReadResult:
             if bad is not None:
                 # A broken clock must not cost the words: the message is kept, time-unknown,
                 # and the reason is reported (a NaN here once broke the ledger for good).
-                self.problem(f"{turn.file} message {turn.position + 1}: {bad}; kept, marked time-unknown")
+                self.problem(f"{file} message {position + 1}: {bad}; kept, marked time-unknown")
                 when = None
         if when is None:
             extra[EXTRA_TIME_UNKNOWN] = True
@@ -201,10 +230,7 @@ class ReadResult:
             fallback = known if known is not None else fallback
         stamp = when if when is not None else fallback
         self.turns.append(
-            Turn(
-                turn.source_id, turn.file, turn.conversation, turn.key, turn.position, turn.role,
-                turn.speaker, turn.text, stamp, turn.context, extra,
-            )
+            Turn(source_id, file, conversation, key, position, role, speaker, text, stamp, context, extra)
         )
 
 

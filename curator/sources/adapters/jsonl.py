@@ -29,7 +29,7 @@ from curator.sources.adapters.base import (
     stat_fingerprint,
 )
 from curator.sources.adapters.timestamps import parse_time
-from curator.sources.turns import Turn, normalise_role
+from curator.sources.turns import normalise_role
 
 log = logging.getLogger(__name__)
 
@@ -94,9 +94,10 @@ def parse_message(obj: Any) -> dict[str, Any] | str | None:
     """Fields of one chat message, a reason string when the line is bad, None when not a message."""
     if not isinstance(obj, dict):
         return f"line is JSON but not an object ({type(obj).__name__})"
-    merged = dict(obj)
+    merged = obj
     nested = obj.get("message")
     if isinstance(nested, dict):
+        merged = dict(obj)
         merged.pop("message")
         merged.update(nested)
     raw_text = _first(merged, _TEXT_KEYS)
@@ -283,20 +284,13 @@ class JsonlAdapter(Adapter):
         if isinstance(fields, str):
             result.problems.append(f"{where}: {fields}; skipped")
             return
-        key = f"id:{fields['id']}" if fields["id"] else f"pos:{line_no}"
-        turn = Turn(
-            source_id=source_id,
-            file=file_name,
-            conversation=fields["conversation"] or file_name,
-            key=key,
-            position=line_no,
-            role=fields["role"],
-            speaker=fields["speaker"],
-            text=fields["text"],
-            timestamp=0.0,
-            extra=signal_extra(obj),
+        message_id = fields["id"]
+        result.add_message(
+            source_id, file_name, fields["conversation"] or file_name,
+            f"id:{message_id}" if message_id else f"pos:{line_no}", line_no, fields["role"],
+            fields["speaker"], fields["text"], signal_extra(obj),
+            when=fields["timestamp"], fallback=fallback_time, message_id=message_id or "",
         )
-        result.add(turn, when=fields["timestamp"], fallback=fallback_time, message_id=fields["id"] or "")
 
 
 # Metadata some clients write beside a message that the batch signals read (validation,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from typing import Any
@@ -10,8 +11,10 @@ import pytest
 
 from curator.sources.adapters.base import ReadResult
 from curator.sources.adapters.jsonl import SIGNAL_KEYS, signal_extra
-from curator.sources.turns import Turn
-from curator.sources.validation import extra_problem
+from curator.sources.adapters.timestamps import parse_time, parse_time_text
+from curator.sources.turns import IndexedTurn, Turn
+from curator.sources.unit_plan import UnitPlan
+from curator.sources.validation import extra_problem, record_problem
 
 
 def _by_serialising(extra: Any) -> str | None:
@@ -86,3 +89,57 @@ def test_many_turns_without_times_are_read_in_linear_time() -> None:
         result.add(_turn(position), when=None, fallback=1.0)
     assert {t.timestamp for t in result.turns} == {50.0}
     assert result.time_unknown == 20_000
+
+
+# Time strings as clients write them: ISO with offsets, Z, fractions, naive, a space for the
+# T, the client patterns the fast path must not shadow, epoch numbers as text, and junk.
+TIME_STRINGS = [
+    "2024-03-01T10:00:00Z", "2024-03-01T10:00:00+00:00", "2024-03-01T10:00:00.5+02:00",
+    "2024-03-01T10:00:00.123456Z", "2024-03-01T10:00:00.1234567Z", "2024-03-01T10:00:00-0530",
+    "2024-03-01T10:00:00", "2024-03-01T10:00", "2024-03-01 10:00:00", "2024-03-01 10:00:00Z",
+    "  2024-03-01T10:00:00Z  ", "2026-01-01 12:00:00.123456789+01:00", "2026-01-01 12:00:00 +0100 CET",
+    "2024-13-45T99:00:00Z", "2024-02-30T10:00:00Z", "2024-03-01Tnonsense", "2024-03-01 @20h 02m 47s",
+    "2023-4-21 @20h 02m 47s 124ms", "2024-5-24@16h24m11s", "June 3, 2024 6:03pm", "May 03, 2026 14:05",
+    "1709287204", "1709287204.5", "1709287204000", "1709287204000000", "1e9", "-1709287204",
+    "2024", "2024-03-01", "20240301T100000Z", "soon", "inf", "nan", "1_709_287_204",
+]
+
+
+@pytest.mark.parametrize("value", TIME_STRINGS)
+def test_iso_first_decides_what_the_long_way_decides(value: str) -> None:
+    assert parse_time(value) == parse_time_text(value.strip())
+
+
+def test_the_iso_first_strings_are_read() -> None:
+    # The fast path is taken for these (a "-" at 4, a "T" or space at 10) and finds a time.
+    for value in ("2024-03-01T10:00:00Z", "2024-03-01T10:00:00.5+02:00", "2024-03-01 10:00:00"):
+        assert parse_time(value) == parse_time_text(value) is not None
+
+
+def test_a_planned_add_record_holds_every_field_of_its_turn() -> None:
+    turn = Turn("src", "chat.jsonl", "c", "id:m1", 3, "user", "Ann", "hello there", 1_700_000_000.0,
+                "ctx", {"message_id": "m1", "quality": 0.5})
+    plan = UnitPlan("default", next_number=7, next_seq=11, now=1_800_000_000.0)
+    assert plan.add(turn) == 7
+    indexed = plan.added[0]
+    record = plan.records[0]
+    assert record["turn"] == dataclasses.asdict(indexed)
+    assert list(record["turn"]) == [f.name for f in dataclasses.fields(IndexedTurn)]
+    assert (record["seq"], record["op"], record["at"], record["supersedes"]) == (11, "add", 1_800_000_000.0, None)
+    assert indexed.sha256 == turn.sha256 and indexed.number == 7 and indexed.status == "active"
+    # The record, the indexed turn and the source turn do not share an extra to mutate.
+    assert record["turn"]["extra"] is not indexed.extra and indexed.extra is not turn.extra
+    assert record_problem(record) is None
+
+
+def test_add_message_gives_what_add_gives() -> None:
+    long_way, short_way = ReadResult(), ReadResult()
+    for position, when in enumerate((100.0, None, float("nan"), 200.0)):
+        turn = Turn("src", "chat.jsonl", "c", f"pos:{position}", position, "user", "Ann", f"m{position}", 0.0,
+                    extra={"quality": 0.5})
+        long_way.add(turn, when=when, fallback=5.0, message_id=f"m{position}", title="T", fmt="jsonl")
+        short_way.add_message("src", "chat.jsonl", "c", f"pos:{position}", position, "user", "Ann", f"m{position}",
+                              {"quality": 0.5}, when=when, fallback=5.0, message_id=f"m{position}", title="T",
+                              fmt="jsonl")
+    assert [(t, t.extra) for t in short_way.turns] == [(t, t.extra) for t in long_way.turns]
+    assert (short_way.problems, short_way.time_unknown) == (long_way.problems, long_way.time_unknown)
