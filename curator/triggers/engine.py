@@ -100,6 +100,9 @@ from curator.vault.settings import Settings
 
 log = logging.getLogger(__name__)
 
+# Keys of a turn's extra with which a client says the session (or thread) is over.
+_CLOSING_KEYS = frozenset(("thread_closed", "session_end", "closed"))
+
 
 class TriggerEngine:
     """Decides when batch, summary, micro and cycle jobs are due (see the module docstring)."""
@@ -317,16 +320,20 @@ class TriggerEngine:
         if previous is not None and previous != turn.conversation:
             ended.append(previous)
         self._open_conversation[key] = turn.conversation
-        extra = turn.extra or {}
-        if any(extra.get(k) in (True, "true", "closed", 1) for k in ("thread_closed", "session_end", "closed")):
+        extra = turn.extra
+        # Asked for every turn; nearly none carries a closing key (one set test for the three).
+        if extra and not _CLOSING_KEYS.isdisjoint(extra) \
+                and any(extra.get(k) in (True, "true", "closed", 1) for k in _CLOSING_KEYS):
             ended.append(turn.conversation)
+        if not ended:
+            return []
         decisions = [self.micro.end_session(user, name, now) for name in ended]
         return decisions + [d for name in ended for d in self.cycle.on_session_end(user, name, now)]
 
     def _count_turn(self, user: TriggerUser, turn: IndexedTurn, now: float) -> None:
         state = user.state
         state.last_turn = turn.number
-        user.acc.update(turn, save=False)
+        user.acc.count(turn)
         conv = user.conversation(turn.conversation)
         # The message's own time when plausible: a turn found late still counts from when
         # it was written; a clock ahead of ours is clipped to now.

@@ -178,8 +178,11 @@ class JobQueue:
             self._refresh()
             probe = Job(id="", kind=kind, user_id=user_id, reason=reason, created_at=0.0,
                         conversation=conversation, turn_range=turn_range, prompt=prompt)
-            existing = next((j for j in self._sorted(self._jobs.values())
-                             if j.pending and j.identity() == probe.identity()), None)
+            identity = probe.identity()
+            # The first identical pending job in run order: sorting only the identical ones
+            # (at most a few) instead of the whole queue, which grows during a large import.
+            same = [j for j in self._jobs.values() if j.pending and j.identity() == identity]
+            existing = min(same, key=run_order) if same else None
             if existing is not None:
                 result = self._raise_identical(existing, priority, manual, notify)
             else:
@@ -267,10 +270,23 @@ class JobQueue:
         ``conversation`` is only compared when given or when ``any_conversation`` is False
         (then ``None`` means "jobs without a conversation").
         """
-        jobs = self.list(status=PENDING_STATUSES, user_id=user_id, kind=kind)
-        if conversation is not None or not any_conversation:
-            jobs = [j for j in jobs if j.conversation == conversation]
-        return jobs
+        by_conversation = conversation is not None or not any_conversation
+        with self._lock:
+            self._refresh()
+            if self._pending_view is None:
+                self._pending_view = [j for j in self._jobs.values() if j.pending]
+            # Filtered before sorting: what ``list`` gives, then only the conversation's,
+            # without sorting every pending job of a growing queue on each question.
+            jobs = [
+                j
+                for j in self._pending_view
+                if (user_id is None or j.user_id == user_id)
+                and (kind is None or j.kind == kind)
+                and (not by_conversation or j.conversation == conversation)
+            ]
+        pending = self._sorted(jobs)
+        pending.sort(key=lambda j: j.status != "running")
+        return pending
 
     def next(self, kinds: Iterable[str] | None = None) -> Job | None:
         """The queued job that should run next (highest priority, then oldest), or ``None``."""

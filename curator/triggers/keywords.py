@@ -27,7 +27,8 @@ def folded(text: str) -> str:
 
 def holds_any(folded_text: str, words: tuple[str, ...]) -> bool:
     """Whether any of the lower-case ``words`` occurs in an already ``folded`` text."""
-    return any(word in folded_text for word in words)
+    # map over the bound method: a generator's frame cost more than the substring tests.
+    return any(map(folded_text.__contains__, words))
 
 
 __all__ = ["folded", "holds_any"]

@@ -30,22 +30,27 @@ class MicroTrigger:
     def __init__(self, ctx: TriggerContext) -> None:
         self.ctx = ctx
 
-    def _limits(self) -> tuple[float, float]:
+    def _budget(self) -> float:
         setting = self.ctx.setting
-        silence = float(setting("micro.silence_minutes")) * 60.0
-        budget = float(setting("micro.context_pressure")) * int(setting("model.n_ctx"))
-        return silence, budget
+        return float(setting("micro.context_pressure")) * int(setting("model.n_ctx"))
+
+    def _silence(self) -> float:
+        return float(self.ctx.setting("micro.silence_minutes")) * 60.0
+
+    def _limits(self) -> tuple[float, float]:
+        return self._silence(), self._budget()
 
     def evaluate(self, user: TriggerUser, name: str, now: float, record_misses: bool = True,
                  pressure_only: bool = False) -> list[TriggerDecision]:
         conv = user.state.conversations.get(name)
         if conv is None or conv.messages_since_micro == 0:
             return []
-        silence_limit, budget = self._limits()
+        budget = self._budget()
+        if pressure_only and conv.tokens_since_micro < budget:
+            return []  # asked on every new turn: decide before reading or formatting anything
+        silence_limit = self._silence()
         silent = max(0.0, now - conv.last_message_at)
         pressure = conv.tokens_since_micro >= budget
-        if pressure_only and not pressure:
-            return []  # asked on every new turn: decide before formatting anything
         if pressure_only and not record_misses and self.ctx.waits(user, "micro", name, conv.last_turn):
             return []  # a pending or just-failed job: ``blocked`` would record nothing either
         counts = (f"silent {format_duration(silent)} of {format_duration(silence_limit)}, "

@@ -68,14 +68,22 @@ def turn_topic(text: str, max_words: int = TOPIC_MAX_WORDS) -> str:
     """A short topic phrase of a message: its first distinct content words, lower-case."""
     seen: list[str] = []
     # Only the first few words matter: tokenising a whole long message was most of the
-    # cost of counting a turn.
-    for raw in leading_words(text):
-        word = raw.lower().replace("’", "'")
-        if word in STOP_WORDS or len(word) <= 1 or word.isdigit() or word in seen:
-            continue
-        seen.append(word)
-        if len(seen) >= max_words:
-            break
+    # cost of counting a turn. The chunks are ``leading_words``'s, walked here without a
+    # generator: this runs for every user turn of an import.
+    start, size = 0, len(text)
+    while start < size:
+        space = _SPACE_RE.search(text, min(start + _TOPIC_CHUNK, size))
+        end = space.start() if space is not None else size
+        for raw in WORD_RE.findall(text, start, end):
+            word = raw.lower()
+            if "’" in word:
+                word = word.replace("’", "'")
+            if word in STOP_WORDS or len(word) <= 1 or word.isdigit() or word in seen:
+                continue
+            seen.append(word)
+            if len(seen) >= max_words:
+                return " ".join(seen)
+        start = end + 1
     return " ".join(seen)
 
 
@@ -98,10 +106,10 @@ def topic_repeats(topic: str, recent_topics: list[str], threshold: float) -> int
     mine = _topic_stems(topic)
     if not mine:
         return 0
+    size = len(mine)
     count = 0
-    for other in recent_topics:
-        theirs = _topic_stems(other)
-        if theirs and len(mine & theirs) / min(len(mine), len(theirs)) >= threshold:
+    for theirs in map(_topic_stems, recent_topics):
+        if theirs and len(mine & theirs) / min(size, len(theirs)) >= threshold:
             count += 1
     return count
 

@@ -115,7 +115,11 @@ class TriggerUser:
         self.signatures: dict[tuple[str, str | None], tuple[Any, ...]] = {}
 
     def conversation(self, name: str) -> ConversationState:
-        return self.state.conversations.setdefault(name, ConversationState())
+        # Asked for every counted turn: a fresh state only when the conversation is new.
+        conv = self.state.conversations.get(name)
+        if conv is None:
+            conv = self.state.conversations[name] = ConversationState()
+        return conv
 
     def latest_conversation(self) -> str | None:
         """The conversation with the most recent message, if any."""

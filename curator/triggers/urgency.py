@@ -297,6 +297,12 @@ class SignalAccumulator:
                 self.save()
             return update
 
+    def count(self, turn: IndexedTurn) -> None:
+        """``update(turn, save=False)`` for a caller that does not read the update: the
+        trigger engine counts every turn of an import and saves once at the end."""
+        with self._lock:
+            self._count(turn, self._tuning())
+
     def update_many(self, turns: Iterable[IndexedTurn]) -> list[SignalUpdate]:
         """``update`` for several turns, persisting once at the end."""
         with self._lock:
@@ -375,13 +381,24 @@ class SignalAccumulator:
         return None
 
     def _update(self, turn: IndexedTurn, tuning: _Tuning) -> SignalUpdate:
+        found = self._count(turn, tuning)
+        state = self._state
+        reason = self._reason(tuning)
+        return SignalUpdate(
+            turn.number,
+            found is not None,
+            tuple(found or ()),
+            state.urgency_score,
+            state.turns_since_last_batch,
+            reason is not None,
+            reason,
+        )
+
+    def _count(self, turn: IndexedTurn, tuning: _Tuning) -> list[Signal] | None:
+        """Count one turn into the state; its signals, or None when it was not counted."""
         state = self._state
         if turn.number <= state.last_batch_turn:
-            reason = self._reason(tuning)
-            return SignalUpdate(
-                turn.number, False, (), state.urgency_score, state.turns_since_last_batch,
-                reason is not None, reason,
-            )
+            return None
         plain = plain_metadata(turn.extra or {})
         exchange = turn_dir(turn, plain)
         topic = turn_topic(turn.text) if turn.role == "user" else ""
@@ -399,16 +416,7 @@ class SignalAccumulator:
         for signal in found:
             log.info("turn %d of %s: signal %s +%.1f (%s)", turn.number, turn.user_id,
                      signal.name, signal.weight, signal.detail)
-        reason = self._reason(tuning)
-        return SignalUpdate(
-            turn.number,
-            True,
-            tuple(found),
-            state.urgency_score,
-            state.turns_since_last_batch,
-            reason is not None,
-            reason,
-        )
+        return found
 
     def _load(self) -> SignalState:
         data, warning = read_json_state(self.path, {})

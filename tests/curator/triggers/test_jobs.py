@@ -244,3 +244,37 @@ def test_thread_safe_enqueue_and_claim(queue: JobQueue) -> None:
         w.join()
     assert len(claimed) == len(set(claimed)) == 80
     assert {j.status for j in queue.list()} == {"running"}
+
+
+def test_pending_is_the_run_ordered_list_filtered(queue: JobQueue, clock: ManualClock) -> None:
+    # The pending filter runs before the sort now; it must give what filtering list() gave.
+    ids = []
+    for n in range(24):
+        clock.advance(1)
+        job, _ = queue.enqueue(("micro", "summary", "batch")[n % 3], ("alice", "bob")[n % 2],
+                               reason=f"r{n}", conversation=(None, "c1", "c2")[n % 3 if n % 5 else 0],
+                               turn_range=(n, n), priority=PRIORITY_MANUAL if n % 7 == 0 else PRIORITY_NORMAL)
+        ids.append(job.id)
+    queue.mark_running(ids[5])
+    queue.mark_running(ids[20])
+    queue.mark_running(ids[3])
+    queue.mark_done(ids[3])
+    queue.cancel(ids[8], "no")
+    for kind in (None, "micro", "summary", "batch"):
+        for user in (None, "alice", "bob"):
+            for conversation in (None, "c1", "c2", "none"):
+                for any_conversation in (True, False):
+                    every = queue.list(status=("queued", "running"), user_id=user, kind=kind)
+                    if conversation is not None or not any_conversation:
+                        every = [j for j in every if j.conversation == conversation]
+                    assert queue.pending(kind=kind, user_id=user, conversation=conversation,
+                                         any_conversation=any_conversation) == every
+
+
+def test_an_identical_job_is_found_among_many(queue: JobQueue, clock: ManualClock) -> None:
+    for n in range(30):
+        clock.advance(1)
+        queue.enqueue("micro", "alice", reason="r", conversation=f"c{n}")
+    target = queue.pending(kind="micro", conversation="c17")[0]
+    again, created = queue.enqueue("micro", "alice", reason="again", conversation="c17")
+    assert not created and again.id == target.id

@@ -11,11 +11,16 @@ from typing import Any
 import pytest
 
 from curator.clock import ManualClock
-from curator.index.text import WORD_RE
+from curator.index.text import STOP_WORDS, WORD_RE
 from curator.sources.turns import IndexedTurn, text_hash
 from curator.triggers.cycle import _ASK_RE, asks_for_cycle
 from curator.triggers.keywords import folded
-from curator.triggers.signal_text import CORRECTION_PATTERNS, leading_words
+from curator.triggers.signal_text import (
+    CORRECTION_PATTERNS,
+    leading_words,
+    same_topic,
+    topic_repeats,
+)
 from curator.triggers.urgency import (
     HIGH_CONFIDENCE,
     SignalAccumulator,
@@ -119,3 +124,58 @@ def test_provenance_only_metadata_carries_no_signal_but_nested_metadata_does() -
     assert [s.name for s in detect_signals(make_turn(1, "ok", role="assistant", extra=nested), [])] == [
         HIGH_CONFIDENCE
     ]
+
+
+def _topic_the_long_way(text: str, max_words: int = 6) -> str:
+    seen: list[str] = []
+    for raw in WORD_RE.findall(text):
+        word = raw.lower().replace("\u2019", "'")
+        if word in STOP_WORDS or len(word) <= 1 or word.isdigit() or word in seen:
+            continue
+        seen.append(word)
+        if len(seen) >= max_words:
+            break
+    return " ".join(seen)
+
+
+def test_topic_is_that_of_the_whole_text_read_word_by_word() -> None:
+    rng = random.Random(5)
+    words = ["Rock'n'Roll", "DON\u2019T", "it\u2019s", "Caf\u00e9", "x_y", "42", "a", "the", "reef", "reef",
+             "\u0130stanbul", "\u03a3\u039f\u03a3", "na\u00efve", "I", "x" * 200, "tank", "about", "2nd"]
+    texts = ["", " ", "the a an", *(
+        "".join(rng.choice(words) + rng.choice([" ", "  ", "\n", ",", "\u2019", "-", ""])
+                for _ in range(rng.randint(0, 80)))
+        for _ in range(500)
+    )]
+    for text in texts:
+        assert turn_topic(text) == _topic_the_long_way(text)
+        assert turn_topic(text, 2) == _topic_the_long_way(text, 2)
+
+
+def _topic_repeats_the_long_way(topic: str, recent: list[str], threshold: float) -> int:
+    return sum(same_topic(topic, other, threshold) for other in recent)
+
+
+def test_topic_repeats_counts_what_same_topic_says() -> None:
+    recent = ["troll farms", "troll farms legal", "", "reef tank heater", "farms", "who pays troll farms"]
+    for topic in ("troll farms", "reef", "", "pays farms", "the"):
+        for threshold in (0.05, 0.5, 1.0):
+            assert topic_repeats(topic, recent, threshold) == _topic_repeats_the_long_way(topic, recent, threshold)
+
+
+def test_counting_a_turn_leaves_what_an_update_leaves(tmp_path: Path) -> None:
+    texts = ["Tell me about troll farms", "Are troll farms legal?", "Actually, I meant Lyon.",
+             "Who pays troll farms?", "ok"]
+    updated = SignalAccumulator(tmp_path / "a.json", Settings(), clock=ManualClock())
+    counted = SignalAccumulator(tmp_path / "b.json", Settings(), clock=ManualClock())
+    for number, text in enumerate(texts * 3, start=1):
+        role = "user" if number % 3 else "assistant"
+        extra = {"quality": 0.95, "validation": "APPROVE"} if number % 4 == 0 else {}
+        updated.update(make_turn(number, text, role, extra=extra), save=False)
+        counted.count(make_turn(number, text, role, extra=extra))
+        assert counted.state == updated.state
+    updated.reset_after_batch(6)
+    counted.reset_after_batch(6)
+    counted.count(make_turn(3, "already reviewed"))  # at or below the last batch: not counted
+    updated.update(make_turn(3, "already reviewed"), save=False)
+    assert counted.state.turns_since_last_batch == updated.state.turns_since_last_batch
