@@ -29,6 +29,7 @@ from curator.faults import fault_point
 from curator.index.database import Index
 from curator.sources.adapters import Adapter, ReadState, get_adapter
 from curator.sources.adapters.base import ReadResult, relative_name
+from curator.sources.bulk_gc import fewer_collections
 from curator.sources.ingest_report import Availability, IngestReport
 from curator.sources.ledger import TurnLedger
 from curator.sources.reconcile import plan_append, plan_reconcile
@@ -475,21 +476,23 @@ class Ingestor:
 
         A scan of 20,000 one-message files is one batch of changes: the triggers count its
         turns one by one, but evaluate and write their state once, not once per file.
+        Garbage is collected less often meanwhile (see ``bulk_gc``).
         """
-        with self._lock:
-            self._batch_depth += 1
-        try:
-            yield
-        finally:
+        with fewer_collections():
             with self._lock:
-                if self._batch_depth == 1:
-                    self._flush()
-                self._batch_depth -= 1
-                pending = self._batched if self._batch_depth == 0 else {}
-                if self._batch_depth == 0:
-                    self._batched = {}
-            for user_id, turns in pending.items():
-                self._call_on_turns(user_id, turns)
+                self._batch_depth += 1
+            try:
+                yield
+            finally:
+                with self._lock:
+                    if self._batch_depth == 1:
+                        self._flush()
+                    self._batch_depth -= 1
+                    pending = self._batched if self._batch_depth == 0 else {}
+                    if self._batch_depth == 0:
+                        self._batched = {}
+                for user_id, turns in pending.items():
+                    self._call_on_turns(user_id, turns)
     # ---- One-shot
 
     def import_path(self, source: SourceConfig) -> IngestReport:
