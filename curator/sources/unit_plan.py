@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from curator.sources.turns import IndexedTurn, Turn
+from curator.sources.turns import IndexedTurn, Turn, built
 
 
 class UnitPlan:
@@ -30,20 +30,19 @@ class UnitPlan:
         self.next_number += 1
         sha256 = turn.sha256  # a property that hashes the text: once
         extra = dict(turn.extra)
-        # The record is built from the values directly, in the field order of IndexedTurn:
-        # copying it back out of the frozen turn (or dataclasses.asdict, which deep-copies)
-        # was a visible part of an import. The ledger serialises the record right away.
-        record = {
+        # The indexed turn and its ledger record are made from the values directly, in the
+        # field order of IndexedTurn: copying them back out of a frozen turn (or
+        # dataclasses.asdict, which deep-copies) was a visible part of an import.
+        fields = {
             "number": number, "user_id": self.user_id, "source_id": turn.source_id, "file": turn.file,
             "conversation": turn.conversation, "key": turn.key, "position": turn.position,
             "role": turn.role, "speaker": turn.speaker, "text": turn.text, "timestamp": turn.timestamp,
-            "sha256": sha256, "status": "active", "context": turn.context, "extra": dict(extra),
+            "sha256": sha256, "status": "active", "context": turn.context, "extra": extra,
         }
+        record = dict(fields)
+        record["extra"] = dict(extra)
         self._record("add", turn=record, supersedes=supersedes)
-        indexed = IndexedTurn(
-            number, self.user_id, turn.source_id, turn.file, turn.conversation, turn.key, turn.position,
-            turn.role, turn.speaker, turn.text, turn.timestamp, sha256, "active", turn.context, extra,
-        )
+        indexed = built(IndexedTurn, fields)
         if supersedes is None:
             self.added.append(indexed)
         else:

@@ -13,6 +13,8 @@ import json
 import math
 from collections.abc import Iterable
 from dataclasses import replace
+from itertools import repeat
+from operator import attrgetter
 from typing import Any
 
 from curator.sources.turns import ROLES, Turn
@@ -25,12 +27,18 @@ MAX_TEXT_CHARS = 2_000_000
 DUPLICATE_MARK = "#dup"
 _STRING_FIELDS = ("source_id", "file", "conversation", "key", "speaker", "text", "context")
 _RECORD_TEXT_FIELDS = (*_STRING_FIELDS, "role", "sha256", "user_id")
+# Every turn of an import passes these checks: the usual case (every text field exactly a
+# str) is one set test, and only a turn that fails it is walked field by field for the reason.
+_TEXT_VALUES = attrgetter(*_STRING_FIELDS)
+_ONLY_STR = {str}
 LEDGER_OPS = ("add", "status", "move")
 TURN_STATUSES = ("active", "edited", "removed")
 
 
 def timestamp_problem(value: Any) -> str | None:
     """Why ``value`` is not a usable message time (None when it is)."""
+    if type(value) is float and MIN_TIMESTAMP <= value <= MAX_TIMESTAMP:
+        return None  # the usual case, decided at once (NaN and infinities fail the range)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return f"timestamp is {type(value).__name__}, not a number"
     if not math.isfinite(value):
@@ -66,9 +74,10 @@ def extra_problem(extra: Any) -> str | None:
 
 def turn_problem(turn: Turn) -> str | None:
     """Why ``turn`` cannot be committed (None when it can)."""
-    for name in _STRING_FIELDS:
-        if not isinstance(getattr(turn, name), str):
-            return f"{name} is {type(getattr(turn, name)).__name__}, not text"
+    if set(map(type, _TEXT_VALUES(turn))) != _ONLY_STR:
+        for name in _STRING_FIELDS:
+            if not isinstance(getattr(turn, name), str):
+                return f"{name} is {type(getattr(turn, name)).__name__}, not text"
     if not turn.text.strip():
         return "the message has no text"
     if len(turn.text) > MAX_TEXT_CHARS:
@@ -170,9 +179,10 @@ def _add_problem(record: dict[str, Any]) -> str | None:
     number = turn.get("number")
     if isinstance(number, bool) or not isinstance(number, int) or number < 1:
         return f"turn number {number!r} is not a positive integer"
-    for name in _RECORD_TEXT_FIELDS:
-        if not isinstance(turn.get(name, ""), str):
-            return f"turn {name} is {type(turn.get(name)).__name__}, not text"
+    if set(map(type, map(turn.get, _RECORD_TEXT_FIELDS, repeat("")))) != _ONLY_STR:
+        for name in _RECORD_TEXT_FIELDS:
+            if not isinstance(turn.get(name, ""), str):
+                return f"turn {name} is {type(turn.get(name)).__name__}, not text"
     if turn.get("role") not in ROLES:
         return f"unknown role {str(turn.get('role'))[:40]!r}"
     position = turn.get("position")

@@ -24,6 +24,7 @@ from curator.sources.turns import (
     EXTRA_TIME_UNKNOWN,
     EXTRA_TITLE,
     Turn,
+    built,
 )
 from curator.sources.validation import timestamp_problem
 
@@ -229,9 +230,11 @@ class ReadResult:
             known = self._last_known_time()
             fallback = known if known is not None else fallback
         stamp = when if when is not None else fallback
-        self.turns.append(
-            Turn(source_id, file, conversation, key, position, role, speaker, text, stamp, context, extra)
-        )
+        self.turns.append(built(Turn, {
+            "source_id": source_id, "file": file, "conversation": conversation, "key": key,
+            "position": position, "role": role, "speaker": speaker, "text": text, "timestamp": stamp,
+            "context": context, "extra": extra,
+        }))
 
 
 class Adapter(ABC):

@@ -12,9 +12,14 @@ import pytest
 from curator.sources.adapters.base import ReadResult
 from curator.sources.adapters.jsonl import SIGNAL_KEYS, signal_extra
 from curator.sources.adapters.timestamps import parse_time, parse_time_text
-from curator.sources.turns import IndexedTurn, Turn
+from curator.sources.turns import IndexedTurn, Turn, built
 from curator.sources.unit_plan import UnitPlan
-from curator.sources.validation import extra_problem, record_problem
+from curator.sources.validation import (
+    extra_problem,
+    record_problem,
+    timestamp_problem,
+    turn_problem,
+)
 
 
 def _by_serialising(extra: Any) -> str | None:
@@ -143,3 +148,73 @@ def test_add_message_gives_what_add_gives() -> None:
                               fmt="jsonl")
     assert [(t, t.extra) for t in short_way.turns] == [(t, t.extra) for t in long_way.turns]
     assert (short_way.problems, short_way.time_unknown) == (long_way.problems, long_way.time_unknown)
+
+
+@pytest.mark.parametrize("cls", [Turn, IndexedTurn])
+def test_a_built_turn_is_the_turn_init_makes(cls: type[Any]) -> None:
+    values = {
+        "number": 4, "user_id": "default", "source_id": "src", "file": "chat.jsonl", "conversation": "c",
+        "key": "id:m1", "position": 3, "role": "user", "speaker": "Ann", "text": "hello", "timestamp": 12.5,
+        "sha256": "ab", "status": "edited", "context": "ctx", "extra": {"message_id": "m1"},
+    }
+    names = [f.name for f in dataclasses.fields(cls)]
+    fields = {name: values[name] for name in names}
+    made, fast = cls(**fields), built(cls, dict(fields))
+    assert fast == made and hash(fast) == hash(made) and repr(fast) == repr(made)
+    assert vars(fast) == vars(made) and list(vars(fast)) == names
+    assert dataclasses.replace(fast, key="id:m2") == dataclasses.replace(made, key="id:m2")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fast.text = "changed"  # type: ignore[misc]
+    # Nothing runs after __init__ that built() would skip.
+    assert not hasattr(cls, "__post_init__") and not hasattr(cls, "__slots__")
+
+
+class _Text(str):
+    """A str subclass: text to isinstance, not to an exact type test."""
+
+
+def _timestamp_the_long_way(value: Any) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return f"timestamp is {type(value).__name__}, not a number"
+    if not math.isfinite(value):
+        return f"timestamp {value!r} is not a finite number"
+    if not 0.0 <= float(value) <= 7258118400.0:
+        return f"timestamp {value!r} is outside 1970..2200"
+    return None
+
+
+@pytest.mark.parametrize("value", [0.0, 1.5, 1_700_000_000.25, 7258118400.0, 7258118400.5, -0.5, math.nan,
+                                   math.inf, -math.inf, 5, True, None, "1700000000", _Text("x"), 2**70])
+def test_timestamp_check_agrees_with_the_long_way(value: Any) -> None:
+    assert timestamp_problem(value) == _timestamp_the_long_way(value)
+
+
+def _good_record() -> dict[str, Any]:
+    turn = Turn("src", "chat.jsonl", "c", "id:m1", 3, "user", "Ann", "hello there", 1_700_000_000.0)
+    plan = UnitPlan("default", next_number=1, next_seq=1, now=1_800_000_000.0)
+    plan.add(turn)
+    return plan.records[0]
+
+
+@pytest.mark.parametrize("field", ["source_id", "file", "conversation", "key", "speaker", "text", "context",
+                                   "role", "sha256", "user_id"])
+@pytest.mark.parametrize("value", [_Text("ok"), 5, None, b"raw", ["x"]])
+def test_record_text_checks_name_the_field_as_before(field: str, value: Any) -> None:
+    record = _good_record()
+    record["turn"][field] = value
+    problem = record_problem(record)
+    if isinstance(value, str):
+        assert problem is None or not problem.startswith("turn ")  # a str subclass is text
+    else:
+        assert problem == f"turn {field} is {type(value).__name__}, not text"
+    del record["turn"][field]
+    assert record_problem(record) is None or field == "role"  # a missing text field reads as ""
+
+
+@pytest.mark.parametrize("field", ["source_id", "file", "conversation", "key", "speaker", "text", "context"])
+@pytest.mark.parametrize("value", [_Text("ok text"), 5, None])
+def test_turn_text_checks_name_the_field_as_before(field: str, value: Any) -> None:
+    values = {"source_id": "src", "file": "f", "conversation": "c", "key": "k", "position": 0, "role": "user",
+              "speaker": "Ann", "text": "hi", "timestamp": 1.0, "context": "", field: value}
+    problem = turn_problem(Turn(**values))
+    assert problem == (None if isinstance(value, str) else f"{field} is {type(value).__name__}, not text")
