@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 
 from curator.index.text import STOP_WORDS, WORD_RE, stems
@@ -46,6 +46,26 @@ _CORRECTION_WORDS = ("actually", "mean", "wrong", "mistake", "misspoke", "correc
 # "No, ..." needs no/nope/nah right before its punctuation; case-sensitive on folded text.
 _NO_HINT = re.compile(r"n(?:o|ope|ah)\s*[,.!;:\u2014-]")
 
+
+def _has(*words: str) -> Callable[[str], bool]:
+    return lambda low: holds_any(low, words)
+
+
+# What each correction pattern (same order) needs in the folded text to match at all. A
+# text that passes the first check is searched only with the patterns it can satisfy:
+# each search of a chat message costs microseconds, and most texts that pass need one.
+_PATTERN_NEEDS: tuple[Callable[[str], bool], ...] = (
+    _has("actually"),
+    lambda low: _NO_HINT.search(low) is not None,
+    _has("mean"),  # "meant", "mean to say"
+    _has("that"),
+    _has("wrong", "mistake"),  # "mistaken"
+    _has("wrong", "misspoke", "mistake"),
+    _has("correct"),  # "correction", "to correct"
+    _has("scratch", "rephrase"),
+    lambda low: "not" in low and "but" in low,
+)
+
 # Words of a message are tokenised up to the first white space past this many characters
 # at a time: a topic needs only its first few words.
 _TOPIC_CHUNK = 128
@@ -74,10 +94,14 @@ def turn_topic(text: str, max_words: int = TOPIC_MAX_WORDS) -> str:
     while start < size:
         space = _SPACE_RE.search(text, min(start + _TOPIC_CHUNK, size))
         end = space.start() if space is not None else size
-        for raw in WORD_RE.findall(text, start, end):
-            word = raw.lower()
-            if "’" in word:
-                word = word.replace("’", "'")
+        chunk = text[start:end]
+        if chunk.isascii():
+            # Lower-casing ASCII maps letters to letters one for one, so the words of the
+            # lowered chunk are the lowered words; one call instead of one per word.
+            words = WORD_RE.findall(chunk.lower())
+        else:
+            words = [raw.lower().replace("’", "'") for raw in WORD_RE.findall(chunk)]
+        for word in words:
             if word in STOP_WORDS or len(word) <= 1 or word.isdigit() or word in seen:
                 continue
             seen.append(word)
@@ -107,16 +131,24 @@ def topic_repeats(topic: str, recent_topics: list[str], threshold: float) -> int
     if not mine:
         return 0
     size = len(mine)
+    # Most pairs of topics share no stem: with a positive threshold they are told apart by
+    # isdisjoint, which builds no intersection.
+    skip_disjoint = threshold > 0
     count = 0
     for theirs in map(_topic_stems, recent_topics):
-        if theirs and len(mine & theirs) / min(size, len(theirs)) >= threshold:
+        if not theirs or (skip_disjoint and mine.isdisjoint(theirs)):
+            continue
+        if len(mine & theirs) / min(size, len(theirs)) >= threshold:
             count += 1
     return count
 
 
 def _may_correct(text: str) -> bool:
     """False when no correction pattern can match ``text`` (a necessary-word check)."""
-    low = folded(text)
+    return _may_correct_folded(folded(text))
+
+
+def _may_correct_folded(low: str) -> bool:
     if holds_any(low, _CORRECTION_WORDS):
         return True
     if "not" in low and ("that" in low or "but" in low):  # "that's not right", "not X but Y"
@@ -127,9 +159,10 @@ def _may_correct(text: str) -> bool:
 def find_correction(text: str) -> str | None:
     """The label of the first correction pattern in ``text``, or ``None``."""
     normalised = text.replace("\u2019", "'").replace("\u2018", "'")
-    if not _may_correct(normalised):
+    low = folded(normalised)
+    if not _may_correct_folded(low):
         return None
-    for label, pattern in CORRECTION_PATTERNS:
-        if pattern.search(normalised):
+    for (label, pattern), needs in zip(CORRECTION_PATTERNS, _PATTERN_NEEDS, strict=True):
+        if needs(low) and pattern.search(normalised):
             return label
     return None

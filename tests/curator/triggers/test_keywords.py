@@ -16,6 +16,7 @@ from curator.sources.turns import IndexedTurn, text_hash
 from curator.triggers.cycle import _ASK_RE, asks_for_cycle
 from curator.triggers.keywords import folded
 from curator.triggers.signal_text import (
+    _PATTERN_NEEDS,
     CORRECTION_PATTERNS,
     leading_words,
     same_topic,
@@ -179,3 +180,18 @@ def test_counting_a_turn_leaves_what_an_update_leaves(tmp_path: Path) -> None:
     counted.count(make_turn(3, "already reviewed"))  # at or below the last batch: not counted
     updated.update(make_turn(3, "already reviewed"), save=False)
     assert counted.state.turns_since_last_batch == updated.state.turns_since_last_batch
+
+
+def test_each_correction_pattern_is_searched_only_without_its_needs_missing() -> None:
+    # A pattern skipped for a missing word could never have matched: checked pattern by
+    # pattern, so a later pattern matching cannot hide a wrong skip.
+    texts = [*_texts(4000, seed=13), "\u017fcratch that", "I MEANT", "that \u0130S wrong"]
+    reached = set()
+    for text in texts:
+        normalised = text.replace("\u2019", "'").replace("\u2018", "'")
+        low = folded(normalised)
+        for (label, pattern), needs in zip(CORRECTION_PATTERNS, _PATTERN_NEEDS, strict=True):
+            if pattern.search(normalised):
+                reached.add(label)
+                assert needs(low), (label, text)
+    assert reached == {label for label, _ in CORRECTION_PATTERNS}
