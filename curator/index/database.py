@@ -39,6 +39,9 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+# Page cache of the write connection, in KiB (SQLite's default is 2,000).
+WRITER_CACHE_KIB = 32_768
+
 
 class IndexDamagedError(RuntimeError):
     """The index file cannot be used and this process may not replace it."""
@@ -81,6 +84,10 @@ class Index(TurnReads, DocumentTable):
 
     def _open(self) -> None:
         self._writer = self._connect()
+        # One write transaction holds up to 20,000 new turns (``FLUSH_RECORDS``): with the
+        # default 2 MB page cache their index pages were spilled and read back mid-way.
+        # Grown only as pages are used, and only on this one connection.
+        self._writer.execute(f"PRAGMA cache_size = -{WRITER_CACHE_KIB}")
         if self._schema_ready():
             return  # no write at all: readers beside a busy watcher never wait here
         self._check_not_foreign()

@@ -11,7 +11,7 @@ import pytest
 from curator.clock import ManualClock
 from curator.engine import Engine
 from curator.index import ledger_apply
-from curator.index.database import Index
+from curator.index.database import WRITER_CACHE_KIB, Index
 
 
 def _line(conv: str, n: int, text: str) -> str:
@@ -91,3 +91,12 @@ def test_a_refused_row_in_a_bulk_insert_refuses_only_itself(tmp_path, monkeypatc
     assert [r["seq"] for r, _ in refused] == [3]
     assert [t.text for t in index.turns("u")] == ["t1", "t2", "t4"]
     index.close()
+
+
+def test_only_the_write_connection_gets_the_large_page_cache(tmp_path) -> None:
+    index = Index(tmp_path / "index.sqlite")
+    try:
+        assert index._writer.execute("PRAGMA cache_size").fetchone()[0] == -WRITER_CACHE_KIB
+        assert index.reader().execute("PRAGMA cache_size").fetchone()[0] == -2000  # SQLite's default
+    finally:
+        index.close()
