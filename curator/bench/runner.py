@@ -7,11 +7,12 @@ import shutil
 import tempfile
 import time
 import traceback
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from curator.bench.context import FULL, QUICK, BenchContext
+from curator.bench.context import FULL, QUICK, BenchContext, Sizes
 from curator.bench.locomo import load_folder
 from curator.bench.report import SuiteOutcome
 
@@ -47,6 +48,11 @@ def resolve_data(data: str | None) -> tuple[Path | None, str]:
                   "is skipped and the speed suites use generated text")
 
 
+def _sizes(quick: bool, sessions: int | None) -> Sizes:
+    preset = QUICK if quick else FULL
+    return replace(preset, rq_sessions=sessions) if sessions else preset
+
+
 def run_bench(
     *,
     data: str | None = None,
@@ -56,10 +62,12 @@ def run_bench(
     verbose: bool = True,
     workdir: Path | None = None,
     cycles: int | None = None,
+    sessions: int | None = None,
 ) -> tuple[list[SuiteOutcome], dict[str, Any]]:
     """Run the chosen suites; returns their outcomes and the run's metadata.
 
-    ``cycles`` sets the number of kill -9 cycles of the faults suite (default 1,000; 100 quick).
+    ``cycles`` sets the number of kill -9 cycles of the faults suite (default 1,000; 100 quick);
+    ``sessions`` the sessions reflected per conversation by reflection-quality (default all; 2 quick).
     """
     chosen = list(suites or SUITES)
     unknown = [s for s in chosen if s not in ALL_SUITES]
@@ -75,7 +83,7 @@ def run_bench(
     ctx = BenchContext(
         quick=quick, workdir=work, data_dir=data_dir, conversations=conversations,
         model_path=Path(model).expanduser().resolve() if model else None,
-        sizes=QUICK if quick else FULL, verbose=verbose, data_note=note,
+        sizes=_sizes(quick, sessions), verbose=verbose, data_note=note,
     )
     if cycles is not None:
         ctx.shared["fault_cycles"] = cycles

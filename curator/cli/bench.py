@@ -37,6 +37,9 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--markdown", metavar="FILE", help="also write a README Performance section to FILE")
     p.add_argument("--cycles", type=int, metavar="N",
                    help="kill -9 cycles of the faults suite (default 1,000; --quick 100)")
+    p.add_argument("--sessions", type=int, metavar="N",
+                   help="reflection-quality: reflect only the first N sessions of each conversation "
+                        "(default: all; --quick 2), e.g. to try a slow model")
     p.add_argument("--keep", metavar="DIR", help="work in DIR and keep the vaults and corpora made there")
     p.set_defaults(handler=cmd_bench)
 
@@ -48,11 +51,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     if args.model and not Path(args.model).expanduser().is_file():
         raise CliError(f"--model {args.model}: no such file")
+    if args.sessions is not None and args.sessions < 1:
+        raise CliError(f"--sessions {args.sessions}: give 1 or more")
     try:
         outcomes, meta = run_bench(
             data=args.data, quick=args.quick, suites=args.suite, model=args.model,
             verbose=True, workdir=Path(args.keep).expanduser() if args.keep else None,
-            cycles=args.cycles,
+            cycles=args.cycles, sessions=args.sessions,
         )
     except FileNotFoundError as exc:
         raise CliError(str(exc)) from exc
@@ -70,6 +75,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         command += f" --model {args.model}" if args.model else ""
         command += (" --suite " + " ".join(args.suite)) if args.suite else ""
         command += f" --cycles {args.cycles}" if args.cycles else ""
+        command += f" --sessions {args.sessions}" if args.sessions else ""
         md = Path(args.markdown).expanduser()
         md.parent.mkdir(parents=True, exist_ok=True)
         md.write_text(performance_markdown(doc, command), encoding="utf-8")

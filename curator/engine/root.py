@@ -63,6 +63,10 @@ if TYPE_CHECKING:  # the model stack loads only when reflection starts
 log = logging.getLogger(__name__)
 
 LIFECYCLE_SECONDS = 600.0
+# A writer waits up to 40 x 50 ms for the lock: long enough for an MCP server's inbox drain
+# (a few ms) to finish, short enough that "the vault is in use" by another writer (say
+# `curator watch`) is reported at once.
+WRITER_LOCK_ATTEMPTS = 40
 
 
 class Engine:
@@ -89,7 +93,7 @@ class Engine:
         if writer:
             self.paths.root.mkdir(parents=True, exist_ok=True)
             self.lock = VaultLock(self.paths.lock_file)
-            self.lock.acquire()
+            self.lock.acquire(attempts=WRITER_LOCK_ATTEMPTS)
         elif not self.paths.root.is_dir():
             raise FileNotFoundError(f"no vault at {self.paths.root} (run `curator init` first)")
         try:

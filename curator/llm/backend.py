@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol, cast
+
+from curator.llm.threads import GENERATION, PROMPT, ThreadChooser
 
 log = logging.getLogger(__name__)
 
@@ -47,26 +48,6 @@ class Backend(Protocol):
 BackendFactory = Callable[[Path, int, int], Backend]
 
 
-def effective_threads(requested: int, cpu_count: int | None = None) -> int:
-    """Threads to give llama.cpp: as requested (0: follow the machine), always leaving one core free.
-
-    With ``requested`` 0 the count follows the cores: all but one. Measured on the shared
-    2-core machine (load ~13) with the default model, a 600-token prompt: 1 thread evaluated
-    it in 19-24 s and generated 7-14 tokens/s; 2 threads took 32-51 s and generated under
-    1 token/s. So prompt evaluation (``n_threads_batch``) and generation (``n_threads``) are
-    capped alike; on an idle machine with more cores both get every core but one.
-
-    llama.cpp's worker threads spin while they wait for each other. When every core is
-    taken (the person's chat client runs its own model, the GUI repaints), a thread that
-    gets descheduled stalls the rest: on a busy 2-core machine, SmolLM2 generated 3 tokens/s
-    with 2 threads and 40 with 1. Leaving a core free keeps both the curator and the GUI
-    responsive.
-    """
-    cores = cpu_count if cpu_count is not None else (os.cpu_count() or 1)
-    wanted = requested if requested > 0 else cores
-    return max(1, min(wanted, cores - 1))
-
-
 class LlamaBackend:
     """llama-cpp-python behind the :class:`Backend` interface."""
 
@@ -79,16 +60,24 @@ class LlamaBackend:
         # Set by the runtime for the job in flight: called with (tokens evaluated, total).
         self.prompt_progress: Callable[[int, int], None] | None = None
         self._llama_cpp = llama_cpp
-        # Both phases are capped: measured on a busy 2-core machine, prompt evaluation also
-        # ran 2-3x slower with both cores than with one (see effective_threads).
-        self.threads = effective_threads(threads)
+        # Measured while it works (see curator.llm.threads): all cores on an idle machine,
+        # one fewer when the machine is busy enough that the extra thread slows the rest.
+        self.threads = ThreadChooser.for_machine(threads)
         self.llm = llama_cpp.Llama(
             model_path=str(path),
             n_ctx=n_ctx,
-            n_threads=self.threads,
-            n_threads_batch=self.threads,
+            n_threads=self.threads.most,
+            n_threads_batch=self.threads.most,
             verbose=False,
         )
+        self._applied = (self.threads.most, self.threads.most)
+
+    def use_threads(self, phase: str, count: int) -> None:
+        """Set llama.cpp's thread count for single-token steps (generation) or prompt batches."""
+        wanted = (count, self._applied[1]) if phase == GENERATION else (self._applied[0], count)
+        if wanted != self._applied:
+            self._llama_cpp.llama_set_n_threads(self.llm._ctx.ctx, wanted[0], wanted[1])
+            self._applied = wanted
 
     @property
     def n_ctx(self) -> int:
@@ -105,7 +94,7 @@ class LlamaBackend:
             from curator.llm.sampling import ConstrainedGenerator
 
             try:
-                self._constrained = ConstrainedGenerator(self.llm)
+                self._constrained = ConstrainedGenerator(self.llm, self.threads, self.use_threads)
             except (ValueError, AttributeError, KeyError) as exc:
                 log.info("constrained sampler unavailable (%s); using llama-cpp-python's grammar path", exc)
                 self._constrained = False
@@ -154,6 +143,9 @@ class LlamaBackend:
                 )
                 return
             kwargs["grammar"] = grammar
+        # llama-cpp-python's own loop cannot be timed piece by piece: the counts found fastest.
+        self.use_threads(GENERATION, self.threads.best(GENERATION))
+        self.use_threads(PROMPT, self.threads.best(PROMPT))
         # stream=True: an iterator of chunk dicts (the stubs also allow a whole response).
         stream = cast(Iterator[dict[str, Any]], self.llm.create_chat_completion(**kwargs))
         with contextlib.closing(stream):  # type: ignore[type-var]
@@ -190,5 +182,5 @@ def llama_backend(path: Path, n_ctx: int, threads: int) -> Backend:
     return LlamaBackend(path, n_ctx, threads)
 
 
-__all__ = ["Backend", "BackendFactory", "LlamaBackend", "display_name", "effective_threads",
+__all__ = ["Backend", "BackendFactory", "LlamaBackend", "display_name",
            "llama_backend"]

@@ -50,7 +50,6 @@ from curator.llm.backend import (
     BackendFactory,
     LlamaBackend,
     display_name,
-    effective_threads,
     llama_backend,
 )
 from curator.llm.budget import PromptPlan, PromptTooLong, plan_prompt
@@ -72,7 +71,7 @@ class ModelRuntime:
             a clear error (``from_settings`` fills in the bundled default).
         n_ctx: Context window to load the model with; capped at the model's trained
             context length when the header states it.
-        threads: CPU threads for llama.cpp (0: every core but one, see ``effective_threads``).
+        threads: CPU threads for llama.cpp (0: measured while it works, see ``curator.llm.threads``).
         timeout_seconds: Default wall-clock limit per job (from its start, not its wait).
         bus: Where to emit events; optional.
         post: How callbacks reach their thread (see the module's threading contract).
@@ -422,7 +421,6 @@ __all__ = [
     "RuntimeStatus",
     "Segment",
     "display_name",
-    "effective_threads",
     "llama_backend",
     "plan_prompt",
     "post_direct",

@@ -14,15 +14,21 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
 import numpy as np
+
+from curator.llm.threads import GENERATION, PROMPT, ApplyThreads, PhaseTimer, ThreadChooser
 
 TOP_K = 40
 REPEAT_WINDOW = 64
 # Prompt evaluation runs in chunks of this many tokens so that progress can be reported
 # between them (one eval call for a 1,500-token prompt is ~20 silent seconds on 2 cores).
 PROMPT_CHUNK = 128
+
+# Generation speed is timed over this many tokens at a time (see PhaseTimer).
+GENERATION_WINDOW = 16
 
 PromptProgress = Callable[[int, int], None]
 
@@ -32,11 +38,14 @@ _TOKEN_DATA = np.dtype([("id", "<i4"), ("logit", "<f4"), ("p", "<f4")])
 class ConstrainedGenerator:
     """Streams a chat completion under a GBNF grammar for one loaded ``Llama``."""
 
-    def __init__(self, llm: Any) -> None:
+    def __init__(self, llm: Any, threads: ThreadChooser | None = None,
+                 apply_threads: ApplyThreads | None = None) -> None:
         from llama_cpp import llama_cpp
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
         self.llm = llm
+        self.threads = threads
+        self.apply_threads = apply_threads
         self.c = llama_cpp
         self.vocab = llama_cpp.llama_model_get_vocab(llm._model.model)
         self.n_vocab = int(llm.n_vocab())
@@ -79,7 +88,10 @@ class ConstrainedGenerator:
             report(kept, total)
         for start in range(kept, total, PROMPT_CHUNK):
             end = min(start + PROMPT_CHUNK, total)
-            llm.eval(tokens[start:end])
+            chunk = tokens[start:end]
+            # Each chunk is its own measurement; a short tail is not measured.
+            timer = PhaseTimer(self.threads, self.apply_threads, PROMPT, PROMPT_CHUNK // 2)
+            timer.run(partial(llm.eval, chunk), len(chunk))
             if report is not None:
                 report(end, total)
 
@@ -135,6 +147,7 @@ class ConstrainedGenerator:
             self._evaluate_prompt(tokens)
             generated: list[int] = []
             pending = b""
+            timer = PhaseTimer(self.threads, self.apply_threads, GENERATION, GENERATION_WINDOW)
             finish = "length"
             room = min(max_tokens, self.llm.n_ctx() - len(tokens))
             for _ in range(max(room, 0)):
@@ -158,7 +171,7 @@ class ConstrainedGenerator:
                 text, pending = _split_utf8(pending)
                 if text:
                     yield text, None
-                self.llm.eval([token])
+                timer.run(partial(self.llm.eval, [token]), 1)
             tail = pending.decode("utf-8", errors="ignore")
             yield tail, finish
         finally:

@@ -20,8 +20,17 @@ _IRREGULAR = {"am": "is", "have": "has", "do": "does", "go": "goes", "was": "was
 # Adverbs between "I" and its verb ("I still work"): the verb after them agrees instead.
 _ADVERBS = frozenset(
     ["also", "just", "still", "never", "always", "often", "usually", "really", "already", "recently",
-     "sometimes", "only", "even", "actually", "definitely", "totally", "absolutely", "finally", "probably"]
+     "sometimes", "only", "even", "actually", "definitely", "totally", "absolutely", "finally", "probably",
+     "first", "last", "once", "ever", "rarely", "mostly", "kinda", "honestly", "literally", "currently",
+     "personally", "seriously", "then", "now", "soon", "hardly", "barely", "nearly", "almost", "too"]
 )
+# Irregular past tenses keep their form with any subject ("I took" -> "Joanna took", never "tooks").
+_PAST = frozenset("""
+    ate became began bought brought built came caught chose did drank drew drove fell felt flew forgot
+    found gave got grew had heard held hung kept knew led left lent let lost made meant met paid put quit
+    ran rang read rode said sang sat saw sent set shot slept sold spent spoke stood stole stuck swam
+    taught told thought threw took understood went woke won wore wrote
+""".split())
 # Negated auxiliaries after "I": only "don't", "haven't" and "am not" change with the subject.
 _NEGATED = {"don't": "doesn't", "don’t": "doesn’t", "haven't": "hasn't", "haven’t": "hasn’t",
             "wasn't": "wasn't", "weren't": "wasn't"}
@@ -41,7 +50,7 @@ def third_person_verb(verb: str) -> str:
         return _NEGATED.get(lower, verb)  # can't, couldn't, won't, didn't: as they are
     if lower in _IRREGULAR:
         return _IRREGULAR[lower]
-    if lower in _INVARIANT or lower.endswith(("ed", "s")):
+    if lower in _INVARIANT or lower in _PAST or lower.endswith(("ed", "s")):
         return verb
     if re.search(r"[^aeiou]y$", lower):
         return verb[:-1] + "ies"

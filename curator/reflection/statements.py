@@ -41,9 +41,14 @@ _CORRECTION = re.compile(
 _SMALL_TALK = re.compile(
     r"^(?:hi|hey|hello|morning|good (?:morning|evening|night)|thanks|thank you|ok(?:ay)?|sure|"
     r"yes|yeah|no|nope|perfect|great|cool|wow|haha|lol|fair enough|good idea|sounds good|bye|"
-    r"see you|nice|awesome|congrats|congratulations)\b[\s,.!]*",
+    r"see you|nice|awesome|congrats|congratulations|yep|yup|woah|whoa|shure|totally|definitely|exactly|"
+    r"of course|sorry to hear(?: that)?|way to go|well done|good luck|keep it up|so proud|me too|same here|"
+    r"glad|omg|go for it)\b[\s,.!]*",
     re.IGNORECASE,
 )
+# Said to the listener ("you can do it", "with your support"): about them or the two of them,
+# not a fact about the speaker's own life.
+_SECOND_PERSON = re.compile(r"\byou(?:r|rs|rself|['’](?:re|ve|ll|d))?\b", re.IGNORECASE)
 # Asking the assistant for something is a request, not a fact about the asker.
 _REQUEST = re.compile(
     r"^(?:can|could|would|will) you\b|^please\b|\bplease\b.*\b(?:me|us)\b|^(?:remind|tell|show|give|help|"
@@ -159,18 +164,29 @@ def title_of(memory: str, speaker: str, limit: int = 56) -> str:
 _CLAUSE_END = re.compile(r",\s+(?:so|which|because|but|and then|by the way)\b|;\s+")
 _LEADERS = frozenset(["also", "and", "but", "so", "actually", "well", "anyway", "oh", "it", "means"])
 
-def _kept_sentences(text: str) -> tuple[list[str], list[str]]:
+def _without_vocatives(sentence: str, names: frozenset[str]) -> str:
+    """``sentence`` without the name of the person it is said to ("Thanks, Jon!", "Gina, I ...")."""
+    for name in names:
+        quoted = re.escape(name)
+        sentence = re.sub(rf"^{quoted},\s+", "", sentence)
+        sentence = re.sub(rf"(?:,\s*|\s+){quoted}(?=\s*[.!?]*$)", "", sentence)
+        sentence = re.sub(rf"(?<=^\w)(\w*)\s+{quoted},", r"\1,", sentence)  # "Yep Jon, ..." -> "Yep, ..."
+    return sentence
+
+
+def _kept_sentences(text: str, listeners: frozenset[str] = frozenset()) -> tuple[list[str], list[str]]:
     """(statements worth a memory, instruction-like sentences) of one turn."""
     kept: list[str] = []
     planted: list[str] = []
-    for sentence in sentences(text):
+    for sentence in (_without_vocatives(s, listeners) for s in sentences(text)):
         if invisible_characters(sentence):
             continue
         if instruction_reasons(sentence):
             planted.append(sentence)
             continue
         body = _SMALL_TALK.sub("", sentence).strip()
-        if len(_words(body)) < MIN_WORDS or body.endswith("?") or _REQUEST.search(body):
+        if (len(_words(body)) < MIN_WORDS or body.endswith("?") or _REQUEST.search(body)
+                or _SECOND_PERSON.search(body)):
             continue
         kept.append(sentence)
     return kept, planted
@@ -179,11 +195,13 @@ def _kept_sentences(text: str) -> tuple[list[str], list[str]]:
 def statements(turns: Iterable[IndexedTurn]) -> list[Statement]:
     """Candidate memories of the person's turns, best first (instruction-like ones last)."""
     out: list[Statement] = []
+    turns = list(turns)
+    people = frozenset(" ".join((t.speaker or "").split()) for t in turns) - {""}
     for turn in turns:
         speaker = " ".join((turn.speaker or "").split())
         if turn.role != "user" or speaker.casefold() in GENERIC_SPEAKERS or not isinstance(turn.text, str):
             continue
-        kept, planted = _kept_sentences(turn.text)
+        kept, planted = _kept_sentences(turn.text, people - {speaker})
         for sentence in planted:
             out.append(Statement(turn, sentence, sentence, title_of(sentence, speaker), -1.0, instruction=True))
         groups = _groups(kept)

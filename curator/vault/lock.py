@@ -61,8 +61,23 @@ class VaultLock:
             return {}
         return data if isinstance(data, dict) else {}
 
-    def acquire(self) -> None:
-        """Take the lock or raise ``VaultLockedError`` naming the holder."""
+    def acquire(self, attempts: int = 1, pause: float = 0.05) -> None:
+        """Take the lock or raise ``VaultLockedError`` naming the holder.
+
+        ``attempts`` > 1 tries again after ``pause`` seconds: the MCP server holds the lock
+        for the few milliseconds an inbox drain lasts, and a writer starting in that moment
+        should wait for it, not refuse to start.
+        """
+        for attempt in range(max(1, attempts)):
+            try:
+                self._try_acquire()
+                return
+            except VaultLockedError:
+                if attempt + 1 >= max(1, attempts):
+                    raise
+                time.sleep(pause)
+
+    def _try_acquire(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         if fcntl is not None:

@@ -384,7 +384,7 @@ OPTIONS: tuple[Option, ...] = (
         "model.threads",
         int,
         0,
-        "CPU threads for inference (0: all cores but one).",
+        "CPU threads for inference (0: measured while it runs: every core, or one fewer on a busy machine).",
         minimum=0,
         group="model",
     ),

@@ -196,6 +196,17 @@ def test_cli_registers_bench() -> None:
     assert args.quick and args.suite == ["search", "ingest"] and args.json
 
 
+def test_sessions_limits_what_reflection_quality_reflects(capsys: pytest.CaptureFixture[str]) -> None:
+    from curator.bench.runner import _sizes
+    from curator.cli import main as cli
+
+    assert _sizes(False, 3).rq_sessions == 3 and _sizes(False, None).rq_sessions is None
+    assert _sizes(True, None).rq_sessions == 2 and _sizes(True, 5).rq_sessions == 5
+    assert _sizes(False, 3).ingest_corpus == _sizes(False, None).ingest_corpus
+    assert cli.main(["bench", "--sessions", "0", "--suite", "reflection-quality"]) == 2
+    assert "--sessions 0" in capsys.readouterr().err
+
+
 def test_performance_markdown_from_json() -> None:
     from curator.bench.report import performance_markdown
 

@@ -627,16 +627,3 @@ def test_real_truncated_gguf_gives_a_clear_error(tmp_path: Path, real_model: tup
     finally:
         checked.shutdown()
         unchecked.shutdown()
-
-
-def test_llama_threads_leave_one_core_free() -> None:
-    from curator.llm.runtime import effective_threads
-
-    assert effective_threads(2, cpu_count=2) == 1
-    assert effective_threads(4, cpu_count=8) == 4
-    assert effective_threads(16, cpu_count=8) == 7
-    assert effective_threads(2, cpu_count=1) == 1
-    # 0 follows the machine: every core but one.
-    assert effective_threads(0, cpu_count=2) == 1
-    assert effective_threads(0, cpu_count=8) == 7
-    assert effective_threads(0, cpu_count=1) == 1

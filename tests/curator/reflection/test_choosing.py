@@ -178,3 +178,17 @@ def test_a_correction_needs_two_shared_names_beyond_the_people_talking(turns: Fa
              KnowledgeDoc("b2", "Trip", "Maya and Ana are going to Lisbon in October.")]
     assert corrected(chatty, known, ["Caroline", "Melanie"]) == ""
     assert corrected(lisbon, known, ["Maya"]) == "Maya and Ana are going to Lisbon in October."
+
+
+def test_words_said_to_the_listener_are_not_the_speakers_facts(turns: FakeTurns) -> None:
+    # Seen on LoCoMo: "Way to go, Jon! Keep it up" and "I know you can do it, Jon" were proposed.
+    turns.add(1, "Way to go, Jon! Keep it up, you're almost there!", speaker="Gina")
+    turns.add(2, "Sorry to hear that, Jon. It must be scary but I know you can do it.", speaker="Gina")
+    turns.add(3, "Thanks, Gina! I opened my dance studio in Ohio last month.", speaker="Jon")
+    turns.add(4, "Yep Jon, I teach hip hop classes to kids every Saturday.", speaker="Gina")
+    found = statements(turns.turns.values())
+    assert sorted(s.memory for s in found) == [
+        "Gina teaches hip hop classes to kids every Saturday.",
+        "Jon opened Jon's dance studio in Ohio last month.",
+    ]
+    assert all("Jon," not in s.title and "Gina" not in s.title for s in found)

@@ -62,3 +62,13 @@ def test_negated_auxiliaries_and_adverbs_agree_with_the_name() -> None:
     assert as_memory("I don't eat meat.", "Jo") == "Jo doesn't eat meat."
     assert as_memory("I haven't been there.", "Jo") == "Jo hasn't been there."
     assert as_memory("I actually just moved.", "Jo") == "Jo actually just moved."
+
+
+def test_past_tenses_and_adverbs_after_i_keep_their_form() -> None:
+    # Seen on LoCoMo: "Joanna tooks a road trip", "Jon gots mentored", "Joanna firsts watched it".
+    assert as_memory("I took a road trip for research.", "Jo") == "Jo took a road trip for research."
+    assert as_memory("I got mentored by a business coach.", "Jo") == "Jo got mentored by a business coach."
+    assert as_memory("I first watched it 3 years ago.", "Jo") == "Jo first watched it 3 years ago."
+    assert as_memory("I once ran a marathon.", "Jo") == "Jo once ran a marathon."
+    assert as_memory("I went home and wrote it down.", "Jo") == "Jo went home and wrote it down."
+    assert as_memory("I bake bread.", "Jo") == "Jo bakes bread."
