@@ -25,12 +25,13 @@ _ADVERBS = frozenset(
      "personally", "seriously", "then", "now", "soon", "hardly", "barely", "nearly", "almost", "too"]
 )
 # Irregular past tenses keep their form with any subject ("I took" -> "Joanna took", never "tooks").
-_PAST = frozenset("""
+_PAST_WORDS = """
     ate became began bought brought built came caught chose did drank drew drove fell felt flew forgot
     found gave got grew had heard held hung kept knew led left lent let lost made meant met paid put quit
     ran rang read rode said sang sat saw sent set shot slept sold spent spoke stood stole stuck swam
     taught told thought threw took understood went woke won wore wrote
-""".split())
+"""
+_PAST = frozenset(_PAST_WORDS.split())
 # Negated auxiliaries after "I": only "don't", "haven't" and "am not" change with the subject.
 _NEGATED = {"don't": "doesn't", "don’t": "doesn’t", "haven't": "hasn't", "haven’t": "hasn’t",
             "wasn't": "wasn't", "weren't": "wasn't"}
