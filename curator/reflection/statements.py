@@ -46,6 +46,7 @@ _SMALL_TALK = re.compile(
     r"glad|omg|go for it)\b[\s,.!]*",
     re.IGNORECASE,
 )
+_THANKS = re.compile(r"^(?:thanks|thank you|thx)\b(?!\s*[,.!])", re.IGNORECASE)
 # Said to the listener ("you can do it", "with your support"): about them or the two of them,
 # not a fact about the speaker's own life.
 _SECOND_PERSON = re.compile(r"\byou(?:r|rs|rself|['’](?:re|ve|ll|d))?\b", re.IGNORECASE)
@@ -171,6 +172,7 @@ def _without_vocatives(sentence: str, names: frozenset[str]) -> str:
         sentence = re.sub(rf"^{quoted},\s+", "", sentence)
         sentence = re.sub(rf"(?:,\s*|\s+){quoted}(?=\s*[.!?]*$)", "", sentence)
         sentence = re.sub(rf"(?<=^\w)(\w*)\s+{quoted},", r"\1,", sentence)  # "Yep Jon, ..." -> "Yep, ..."
+        sentence = re.sub(rf"^(\w+),\s+{quoted},\s+", r"\1, ", sentence)  # "Wow, Gina, I ..." -> "Wow, I ..."
     return sentence
 
 
@@ -184,6 +186,8 @@ def _kept_sentences(text: str, listeners: frozenset[str] = frozenset()) -> tuple
         if instruction_reasons(sentence):
             planted.append(sentence)
             continue
+        if _THANKS.match(sentence):
+            continue  # "Thanks for being a great friend": what is left would be a fragment
         body = _SMALL_TALK.sub("", sentence).strip()
         if (len(_words(body)) < MIN_WORDS or body.endswith("?") or _REQUEST.search(body)
                 or _SECOND_PERSON.search(body)):

@@ -186,9 +186,12 @@ def test_words_said_to_the_listener_are_not_the_speakers_facts(turns: FakeTurns)
     turns.add(2, "Sorry to hear that, Jon. It must be scary but I know you can do it.", speaker="Gina")
     turns.add(3, "Thanks, Gina! I opened my dance studio in Ohio last month.", speaker="Jon")
     turns.add(4, "Yep Jon, I teach hip hop classes to kids every Saturday.", speaker="Gina")
+    turns.add(5, "Thanks for being a great friend and my biggest fan.", speaker="Jon")
+    turns.add(6, "Well, Gina, I am opening a second studio in Ohio next spring!", speaker="Jon")
     found = statements(turns.turns.values())
     assert sorted(s.memory for s in found) == [
         "Gina teaches hip hop classes to kids every Saturday.",
+        "Jon is opening a second studio in Ohio next spring!",
         "Jon opened Jon's dance studio in Ohio last month.",
     ]
     assert all("Jon," not in s.title and "Gina" not in s.title for s in found)
