@@ -63,11 +63,13 @@ def run_bench(
     workdir: Path | None = None,
     cycles: int | None = None,
     sessions: int | None = None,
+    writer: str | None = None,
 ) -> tuple[list[SuiteOutcome], dict[str, Any]]:
     """Run the chosen suites; returns their outcomes and the run's metadata.
 
     ``cycles`` sets the number of kill -9 cycles of the faults suite (default 1,000; 100 quick);
-    ``sessions`` the sessions reflected per conversation by reflection-quality (default all; 2 quick).
+    ``sessions`` the sessions reflected per conversation by reflection-quality (default all; 2 quick),
+    ``writer`` who words its memories (the ``reflection.writer`` setting; default the vault's, auto).
     """
     chosen = list(suites or SUITES)
     unknown = [s for s in chosen if s not in ALL_SUITES]
@@ -87,6 +89,8 @@ def run_bench(
     )
     if cycles is not None:
         ctx.shared["fault_cycles"] = cycles
+    if writer is not None:
+        ctx.shared["writer"] = writer
     if note:
         ctx.log(note)
     started = time.monotonic()

@@ -40,6 +40,8 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--sessions", type=int, metavar="N",
                    help="reflection-quality: reflect only the first N sessions of each conversation "
                         "(default: all; --quick 2), e.g. to try a slow model")
+    p.add_argument("--writer", choices=("auto", "model", "choose"),
+                   help="reflection-quality: who words the memories (the reflection.writer setting; default auto)")
     p.add_argument("--keep", metavar="DIR", help="work in DIR and keep the vaults and corpora made there")
     p.set_defaults(handler=cmd_bench)
 
@@ -57,7 +59,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         outcomes, meta = run_bench(
             data=args.data, quick=args.quick, suites=args.suite, model=args.model,
             verbose=True, workdir=Path(args.keep).expanduser() if args.keep else None,
-            cycles=args.cycles, sessions=args.sessions,
+            cycles=args.cycles, sessions=args.sessions, writer=args.writer,
         )
     except FileNotFoundError as exc:
         raise CliError(str(exc)) from exc
@@ -76,6 +78,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         command += (" --suite " + " ".join(args.suite)) if args.suite else ""
         command += f" --cycles {args.cycles}" if args.cycles else ""
         command += f" --sessions {args.sessions}" if args.sessions else ""
+        command += f" --writer {args.writer}" if args.writer else ""
         md = Path(args.markdown).expanduser()
         md.parent.mkdir(parents=True, exist_ok=True)
         md.write_text(performance_markdown(doc, command), encoding="utf-8")

@@ -129,6 +129,8 @@ def reflect_case(ctx: BenchContext, case: Case, runtime: Any, work: Path) -> Cas
     shutil.rmtree(vault, ignore_errors=True)
     engine = Engine(vault)
     try:
+        if ctx.shared.get("writer"):
+            engine.settings.set("reflection.writer", ctx.shared["writer"])
         engine.import_path(case.source, adapter="jsonl")
         number_of: dict[str, int] = {}
         message_of: dict[int, str] = {}
@@ -209,6 +211,8 @@ def run(ctx: BenchContext) -> SuiteOutcome:
     cases += [locomo_case(c, work, ctx.sizes.rq_sessions) for c in convs if c.observations]
     runtime = make_runtime(ctx)
     model = runtime.model_path.name if runtime.model_path else "?"
+    if ctx.shared.get("writer"):
+        model += f", writer {ctx.shared['writer']}"
     results: list[CaseResult] = []
     try:
         for i, case in enumerate(cases):
@@ -230,4 +234,5 @@ def run(ctx: BenchContext) -> SuiteOutcome:
         "errors": r.errors[:10], "staged": r.staged, "flagged": r.flagged,
     } for r in results]
     outcome.details["sessions_per_conversation"] = ctx.sizes.rq_sessions or "all"
+    outcome.details["writer"] = ctx.shared.get("writer") or "auto"
     return outcome

@@ -205,6 +205,8 @@ def test_sessions_limits_what_reflection_quality_reflects(capsys: pytest.Capture
     assert _sizes(False, 3).ingest_corpus == _sizes(False, None).ingest_corpus
     assert cli.main(["bench", "--sessions", "0", "--suite", "reflection-quality"]) == 2
     assert "--sessions 0" in capsys.readouterr().err
+    args = cli.build_parser().parse_args(["bench", "--writer", "choose", "--sessions", "2"])
+    assert args.writer == "choose" and args.sessions == 2
 
 
 def test_performance_markdown_from_json() -> None:
