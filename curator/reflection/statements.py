@@ -225,11 +225,14 @@ def statements(turns: Iterable[IndexedTurn]) -> list[Statement]:
 _OPENERS = re.compile(r"^(?:(?:also|and|but|so|actually|oh|well|anyway|by the way|one important thing)\b[\s,:]*)+",
                       re.IGNORECASE)
 _FILLER = re.compile(r",\s*by the way(?=[,.!?])", re.IGNORECASE)
+# A label before the news itself: "Quick correction from yesterday: ...", "One important thing: ...".
+_LABEL = re.compile(r"^(?:[\w'’]+\s+){0,3}(?:thing|correction|update|note|reminder|news|heads up|fyi)"
+                    r"(?:\s+(?:from|for)\s+\w+)?\s*:\s+", re.IGNORECASE)
 
 
 def _plain(sentence: str) -> str:
     """``sentence`` without chat openers and fillers ("Also", "Perfect.", ", by the way")."""
-    text = _OPENERS.sub("", _SMALL_TALK.sub("", sentence).strip())
+    text = _OPENERS.sub("", _LABEL.sub("", _SMALL_TALK.sub("", sentence).strip()))
     text = _FILLER.sub("", text).strip()
     if len(text.split()) < MIN_WORDS:
         return sentence

@@ -195,3 +195,11 @@ def test_words_said_to_the_listener_are_not_the_speakers_facts(turns: FakeTurns)
         "Jon opened Jon's dance studio in Ohio last month.",
     ]
     assert all("Jon," not in s.title and "Gina" not in s.title for s in found)
+
+
+def test_a_label_before_the_news_is_not_part_of_the_memory(turns: FakeTurns) -> None:
+    turns.add(1, "Morning! Quick correction from yesterday: actually the Lisbon trip is in September, not October.")
+    turns.add(2, "I have two pets: a border collie and a cat called Miso.")
+    memories = {s.turn.number: s.memory for s in statements(turns.turns.values())}
+    assert memories[1] == "The Lisbon trip is in September, not October."
+    assert memories[2] == "Maya has two pets: a border collie and a cat called Miso."
