@@ -25,7 +25,6 @@ from curator.clock import Clock
 from curator.events import EventBus
 from curator.index.database import Index
 from curator.index.views import IndexTurnSource
-from curator.llm.fitness import model_is_small
 from curator.llm.request import JobStatus, Priority
 from curator.llm.runtime import JobHandle, ModelRuntime, Post, post_direct
 from curator.reflection.batch import BatchReflector
@@ -234,11 +233,15 @@ class ReflectionService:
                               events=self.bus, rejected=self.rejected, writer=self.writer())
 
     def writer(self) -> str:
-        """Who words a batch's memories: the model, or (for a small one) code, the model choosing."""
+        """Who words a batch's memories: code, the model choosing (auto), or the model itself.
+
+        Measured with `curator bench --suite reflection-quality` (the first two sessions of
+        LoCoMo 26 and 43, and the demo): choosing beat the model's own wording with the
+        bundled 135M and with a 1.5B alike. Qwen2.5-Coder-1.5B writing: F1 0.114 on LoCoMo,
+        0.750 on the demo, 377 s a session; the same model choosing: 0.508 and 0.966 in 45 s.
+        """
         chosen = str(self.parts.settings["reflection.writer"])
-        if chosen in ("model", "choose"):
-            return chosen
-        return "choose" if model_is_small(self.runtime.model_path) else "model"
+        return "model" if chosen == "model" else "choose"
 
     def _micro(self) -> MicroReflector:
         return MicroReflector(self.parts.paths, self.parts.store, self.knowledge, self.model,
