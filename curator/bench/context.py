@@ -48,7 +48,7 @@ FULL = Sizes(
     ingest_corpus=100_000, ingest_files=20, one_message_files=20_000, search_sizes=(1_000, 10_000, 100_000),
     search_queries=400,
     baseline_queries={1_000: 200, 10_000: 80, 100_000: 25}, freshness_alone=30, freshness_bursts=2,
-    burst_lines=1_000, burst_probes=20, locomo_repeats=3, reflection_repeats=2,
+    burst_lines=1_000, burst_probes=20, locomo_repeats=3, reflection_repeats=3,
     quality_conversations=None, quality_batches=None, quality_reflect_conversations=None, stall_seconds=0.0,
 )
 
