@@ -222,3 +222,19 @@ def test_performance_markdown_from_json() -> None:
     assert "2026-01-02" in md and "curator bench" in md
     assert "| search | unified search | 2.00 | 3.00 | ms | 2 | 4.00 (bm25) | 0.5x | lower |" in md
     assert "a note" in md
+
+
+@pytest.mark.llm
+@pytest.mark.slow
+def test_the_reflection_cost_suite_runs_against_a_bare_call_in_its_own_process(tmp_path: Path) -> None:
+    from curator.bench.runner import run_bench
+
+    (tmp_path / "no-conversations").mkdir()
+    outcomes, _meta = run_bench(data=str(tmp_path / "no-conversations"), quick=True, suites=["reflection"],
+                               verbose=False, workdir=tmp_path / "work")
+    (outcome,) = outcomes
+    assert not outcome.error, outcome.details.get("traceback")
+    batch = next(f for f in outcome.figures if f.name == "10-turn batch end to end (cold cache)")
+    assert batch.median > 0 and batch.baseline is not None and batch.baseline > 0
+    (run,) = outcome.details["runs"]
+    assert run["bare_tokens"] > 0 and run["threads"]["prompt"] >= 1
