@@ -231,31 +231,7 @@ class JobQueue:
         kind: str | None = None,
     ) -> builtins.list[Job]:
         """Jobs matching the filters: pending ones in run order, then finished, newest first."""
-        statuses = {status} if isinstance(status, str) else set(status) if status else None
-        with self._lock:
-            self._refresh()
-            if statuses is not None and statuses <= set(PENDING_STATUSES):
-                if self._pending_view is None:
-                    self._pending_view = [j for j in self._jobs.values() if j.pending]
-                pool: Iterable[Job] = self._pending_view
-            else:
-                pool = self._jobs.values()
-            jobs = [
-                j
-                for j in pool
-                if (statuses is None or j.status in statuses)
-                and (user_id is None or j.user_id == user_id)
-                and (kind is None or j.kind == kind)
-            ]
-        pending = self._sorted(j for j in jobs if j.pending)
-        # Running before queued: it is what the worker is doing now.
-        pending.sort(key=lambda j: j.status != "running")
-        finished = sorted(
-            (j for j in jobs if not j.pending),
-            key=lambda j: (j.finished_at or j.created_at, j.seq),
-            reverse=True,
-        )
-        return pending + finished
+        return self._select(status, user_id, kind, None, False)
 
     def pending(
         self,
@@ -271,22 +247,37 @@ class JobQueue:
         (then ``None`` means "jobs without a conversation").
         """
         by_conversation = conversation is not None or not any_conversation
+        return self._select(PENDING_STATUSES, user_id, kind, conversation, by_conversation)
+
+    def _select(self, status: str | Iterable[str] | None, user_id: str | None, kind: str | None,
+                conversation: str | None, by_conversation: bool) -> builtins.list[Job]:
+        # Filtered before sorting: a growing queue is asked about on every new turn.
+        statuses = {status} if isinstance(status, str) else set(status) if status else None
         with self._lock:
             self._refresh()
-            if self._pending_view is None:
-                self._pending_view = [j for j in self._jobs.values() if j.pending]
-            # Filtered before sorting: what ``list`` gives, then only the conversation's,
-            # without sorting every pending job of a growing queue on each question.
+            if statuses is not None and statuses <= set(PENDING_STATUSES):
+                if self._pending_view is None:
+                    self._pending_view = [j for j in self._jobs.values() if j.pending]
+                pool: Iterable[Job] = self._pending_view
+            else:
+                pool = self._jobs.values()
             jobs = [
                 j
-                for j in self._pending_view
-                if (user_id is None or j.user_id == user_id)
+                for j in pool
+                if (statuses is None or j.status in statuses)
+                and (user_id is None or j.user_id == user_id)
                 and (kind is None or j.kind == kind)
                 and (not by_conversation or j.conversation == conversation)
             ]
-        pending = self._sorted(jobs)
+        pending = self._sorted(j for j in jobs if j.pending)
+        # Running before queued: it is what the worker is doing now.
         pending.sort(key=lambda j: j.status != "running")
-        return pending
+        finished = sorted(
+            (j for j in jobs if not j.pending),
+            key=lambda j: (j.finished_at or j.created_at, j.seq),
+            reverse=True,
+        )
+        return pending + finished
 
     def next(self, kinds: Iterable[str] | None = None) -> Job | None:
         """The queued job that should run next (highest priority, then oldest), or ``None``."""

@@ -72,29 +72,31 @@ _TOPIC_CHUNK = 128
 _SPACE_RE = re.compile(r"\s")
 
 
-def leading_words(text: str) -> Iterator[str]:
-    """The words of ``text`` in order, exactly as ``WORD_RE.finditer`` finds them, read a
-    chunk at a time. A chunk ends at white space, which no word contains or looks past, so
-    no word is cut; ``findall`` on a chunk costs far less than a match object per word."""
+def _chunks(text: str) -> Iterator[str]:
+    """``text`` a chunk at a time, each ending at white space, which no word contains or
+    looks past, so no word is cut."""
     start, size = 0, len(text)
     while start < size:
         space = _SPACE_RE.search(text, min(start + _TOPIC_CHUNK, size))
         end = space.start() if space is not None else size
-        yield from WORD_RE.findall(text, start, end)
+        yield text[start:end]
         start = end + 1
+
+
+def leading_words(text: str) -> Iterator[str]:
+    """The words of ``text`` in order, exactly as ``WORD_RE.finditer`` finds them, read a
+    chunk at a time: ``findall`` on a chunk costs far less than a match object per word."""
+    for chunk in _chunks(text):
+        yield from WORD_RE.findall(chunk)
 
 
 def turn_topic(text: str, max_words: int = TOPIC_MAX_WORDS) -> str:
     """A short topic phrase of a message: its first distinct content words, lower-case."""
     seen: list[str] = []
     # Only the first few words matter: tokenising a whole long message was most of the
-    # cost of counting a turn. The chunks are ``leading_words``'s, walked here without a
-    # generator: this runs for every user turn of an import.
-    start, size = 0, len(text)
-    while start < size:
-        space = _SPACE_RE.search(text, min(start + _TOPIC_CHUNK, size))
-        end = space.start() if space is not None else size
-        chunk = text[start:end]
+    # cost of counting a turn. The words are taken a chunk at a time (a generator per word
+    # was visible: this runs for every user turn of an import).
+    for chunk in _chunks(text):
         if chunk.isascii():
             # Lower-casing ASCII maps letters to letters one for one, so the words of the
             # lowered chunk are the lowered words; one call instead of one per word.
@@ -107,7 +109,6 @@ def turn_topic(text: str, max_words: int = TOPIC_MAX_WORDS) -> str:
             seen.append(word)
             if len(seen) >= max_words:
                 return " ".join(seen)
-        start = end + 1
     return " ".join(seen)
 
 
