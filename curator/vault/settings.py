@@ -68,6 +68,15 @@ def _opt(key: str, type_: type, default: Any, help_: str, **kw: Any) -> Option:
 
 OPTIONS: tuple[Option, ...] = (
     # Batch reflector (seed 000)
+    # Who the person is, for chats whose files store a role and no name (issue 19)
+    _opt(
+        "person.name",
+        str,
+        "",
+        "What memories call you when a chat file stores no name for you (empty: your account's "
+        "full name, else \"the user\").",
+        group="general",
+    ),
     _opt(
         "batch.turn_threshold",
         int,
