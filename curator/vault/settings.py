@@ -67,7 +67,6 @@ def _opt(key: str, type_: type, default: Any, help_: str, **kw: Any) -> Option:
 
 
 OPTIONS: tuple[Option, ...] = (
-    # Batch reflector (seed 000)
     # Who the person is, for chats whose files store a role and no name (issue 19)
     _opt(
         "person.name",
@@ -77,6 +76,7 @@ OPTIONS: tuple[Option, ...] = (
         "full name, else \"the user\").",
         group="general",
     ),
+    # Batch reflector (seed 000)
     _opt(
         "batch.turn_threshold",
         int,
