@@ -36,7 +36,9 @@ QUOTE_MAX = 240
 MIN_QUOTE_WORDS = 3
 MAX_QUOTES_PER_TURN = 6
 
-_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[\"'“‘(A-Z0-9])")
+# A sentence ends at . ! ? … followed by space and anything but a lower-case letter (any
+# script: "¿", "Я", "Ö" start sentences too), or at 。！？ with or without space.
+_SENTENCE_END_RE = re.compile(r"[.!?…]+[\"'”’»)]*\s+|[。！？]+[」』”’)）]*\s*")
 
 
 _ABBREVIATION_RE = re.compile(r"(?:^|\s)(?:St|Dr|Mr|Mrs|Ms|Mt|Jr|Sr|Prof|vs|etc|e\.g|i\.e|[A-Z])\.$")
@@ -49,7 +51,7 @@ def sentences(text: str) -> list[str]:
     """
     flat = " ".join(str(text or "").split())
     out: list[str] = []
-    for piece in _SENTENCE_RE.split(flat):
+    for piece in _split_at_ends(flat):
         piece = piece.strip()
         if not piece:
             continue
@@ -58,6 +60,20 @@ def sentences(text: str) -> list[str]:
         else:
             out.append(piece)
     return out
+
+
+def _split_at_ends(flat: str) -> list[str]:
+    pieces: list[str] = []
+    start = 0
+    for match in _SENTENCE_END_RE.finditer(flat):
+        end = match.end()
+        following = flat[end:end + 1]
+        if not following or (following.islower() and match.group(0).strip()[-1:] not in "。！？」』"):
+            continue
+        pieces.append(flat[start:end])
+        start = end
+    pieces.append(flat[start:])
+    return pieces
 
 
 # llama-cpp-python's JSON-schema converter writes an ``enum`` value into the grammar without

@@ -33,6 +33,7 @@ from curator.reflection.gates.fingerprints import RejectedMemory
 from curator.reflection.knowledge import VaultKnowledgeIndex
 from curator.reflection.micro import MicroReflector, entries_from_turns
 from curator.reflection.narrowing import narrow
+from curator.reflection.people import NamedTurns, named_all
 from curator.reflection.ports import (
     DocumentIndex,
     GenerationDefaults,
@@ -49,6 +50,7 @@ from curator.review.staging import StagingArea
 from curator.sources.turns import IndexedTurn
 from curator.triggers.jobs import Job, JobQueue
 from curator.vault.paths import VaultPaths
+from curator.vault.person import person_name
 from curator.vault.settings import Settings
 from curator.vault.store import DocumentStore
 
@@ -227,10 +229,15 @@ class ReflectionService:
     # ---- Reflectors (built per job so they see current settings)
 
     def _batch(self, upto: int | None = None) -> BatchReflector:
-        turns = IndexTurnSource(self.parts.current_index, upto)
+        turns = NamedTurns(IndexTurnSource(self.parts.current_index, upto), self.person)
         return BatchReflector(self.parts.paths, self.parts.store, turns, self.knowledge, self.model,
                               self.parts.settings, clock=self.parts.clock, sleep=self._sleep,
                               events=self.bus, rejected=self.rejected, writer=self.writer())
+
+    @property
+    def person(self) -> str:
+        """What memories call the person where a chat file names no one (read per job)."""
+        return person_name(self.parts.settings)
 
     def writer(self) -> str:
         """Who words a batch's memories: code, the model choosing (auto), or the model itself.
@@ -339,7 +346,8 @@ class ReflectionService:
 
     def cycle_runner(self) -> CycleRunner:
         """A consolidation-cycle runner over this service's model (seed 001)."""
-        return CycleRunner(self.parts.paths, self.model, lambda user, after: self.parts.index.turns(user, after=after),
+        return CycleRunner(self.parts.paths, self.model,
+                           lambda user, after: named_all(self.parts.index.turns(user, after=after), self.person),
                            n_ctx=self.runtime.n_ctx, clock=self.parts.clock,
                            schedule=str(self.parts.settings["cycle.schedule"]), rejected=self.rejected,
                            prompts_vault=self.parts.paths.root)
@@ -374,7 +382,7 @@ class ReflectionService:
             turns = self.parts.index.turns(job.user_id)
         if job.conversation:
             turns = [t for t in turns if t.conversation == job.conversation]
-        return turns[-window:]
+        return named_all(turns[-window:], self.person)
 
     # ---- Cancel and the background loop
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from curator.index.text import STOP_WORDS, elide, stem
 from curator.reflection.gates.untrusted import instruction_reasons, invisible_characters
+from curator.reflection.languages import Table, detect, tables
 from curator.reflection.narrowing import sentences
 from curator.reflection.rephrase import GENERIC_SPEAKERS, as_memory
 from curator.sources.turns import IndexedTurn
@@ -30,6 +31,9 @@ from curator.sources.turns import IndexedTurn
 MAX_SENTENCES = 3  # a candidate is at most this many sentences of one turn
 MAX_CHARS = 400
 MIN_WORDS = 4
+MIN_UNSPACED_CHARS = 6  # a Chinese or Japanese statement shorter than this says too little
+UNKNOWN_MIN_WORDS = 6  # a language with no table: only longer sentences count as statements
+DEFAULT_PERSON = "the user"
 
 _FIRST_PERSON = re.compile(r"\b(?:I|I['’](?:m|ve|ll|d)|my|me|we|our|us|mine)\b", re.IGNORECASE)
 # A capitalised word that is not the sentence's first word (nor "I"): someone or somewhere.
@@ -96,7 +100,10 @@ class Statement:
     @property
     def corrects(self) -> bool:
         """Whether the person corrects something said before ("actually ... not October")."""
-        return _CORRECTION.search(self.quote) is not None
+        if _CORRECTION.search(self.quote) is not None:
+            return True
+        table = tables().get(detect(self.quote))
+        return table is not None and table.count("correction", self.quote) > 0
 
     def names(self) -> set[str]:
         """Capitalised words other than the speaker's name: people, places, months."""
@@ -136,7 +143,7 @@ def title_of(memory: str, speaker: str, limit: int = 56) -> str:
     text = (sentences(memory) or [memory])[0].strip().rstrip(".!")
     head, colon, rest = text.partition(": ")
     if colon and len(head.split()) <= 4:
-        text = rest  # "One important thing: Maya is allergic ..."
+        text = rest.strip('"“”„')  # "One important thing: Maya is allergic ...", 'Alex said: "..."'
     text = _CLAUSE_END.split(text, maxsplit=1)[0]
     words = text.split()
     while words and words[0].lower().strip(",") in _LEADERS:
@@ -196,16 +203,26 @@ def _kept_sentences(text: str, listeners: frozenset[str] = frozenset()) -> tuple
     return kept, planted
 
 
-def statements(turns: Iterable[IndexedTurn]) -> list[Statement]:
-    """Candidate memories of the person's turns, best first (instruction-like ones last)."""
+def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> list[Statement]:
+    """Candidate memories of the person's turns, best first (instruction-like ones last).
+
+    A turn whose file stores a role and no name ("user") is the person's all the same: its
+    memories call them ``person`` (the setting ``person.name``, see ``curator.vault.person``).
+    English sentences are judged by the patterns here; other languages by their table in
+    ``curator.reflection.languages``, or, with no table, by their length alone.
+    """
     out: list[Statement] = []
     turns = list(turns)
     people = frozenset(" ".join((t.speaker or "").split()) for t in turns) - {""}
     for turn in turns:
         speaker = " ".join((turn.speaker or "").split())
-        if turn.role != "user" or speaker.casefold() in GENERIC_SPEAKERS or not isinstance(turn.text, str):
+        if turn.role != "user" or not isinstance(turn.text, str):
             continue
-        kept, planted = _kept_sentences(turn.text, people - {speaker})
+        if speaker.casefold() in GENERIC_SPEAKERS:
+            speaker = person
+        english, foreign = _by_language(turn.text)
+        out.extend(_foreign_statements(turn, foreign, speaker))
+        kept, planted = _kept_sentences(english, people - {speaker})
         for sentence in planted:
             out.append(Statement(turn, sentence, sentence, title_of(sentence, speaker), -1.0, instruction=True))
         groups = _groups(kept)
@@ -252,3 +269,89 @@ def _groups(kept: Sequence[str]) -> list[list[str]]:
         else:
             groups.append([sentence])
     return groups
+
+
+def _by_language(text: str) -> tuple[str, list[tuple[str, Table | None]]]:
+    """(the English sentences of ``text`` joined, every other sentence with its table or None)."""
+    english: list[str] = []
+    foreign: list[tuple[str, Table | None]] = []
+    for sentence in sentences(text):
+        code = detect(sentence)
+        if code == "en" or (code == "" and _ascii_words(sentence)):
+            english.append(sentence)
+        else:
+            foreign.append((sentence, tables().get(code)))
+    return " ".join(english), foreign
+
+
+def _ascii_words(sentence: str) -> bool:
+    """An ASCII sentence no table claims: English unless it is long and has no English cue.
+
+    "Pixel loves tennis balls." has no stop word yet is English; a long Indonesian or Swahili
+    sentence has neither "I" nor an English cue word, and goes to the language-free path.
+    """
+    if not sentence.isascii():
+        return False
+    words = _words(sentence)
+    return (len(words) < UNKNOWN_MIN_WORDS or _FIRST_PERSON.search(sentence) is not None
+            or any(stem(w.lower()) in _LASTING for w in words))
+
+
+def in_their_words(speaker: str, sentence: str) -> str:
+    """The memory of a sentence code cannot retell in the third person: whose words, verbatim."""
+    said = f'{speaker} said: "{sentence}"'
+    return said[:1].upper() + said[1:]
+
+
+def _foreign_statements(turn: IndexedTurn, found: Sequence[tuple[str, Table | None]],
+                        speaker: str) -> list[Statement]:
+    out: list[Statement] = []
+    for sentence, table in found:
+        if invisible_characters(sentence):
+            continue
+        if instruction_reasons(sentence):
+            out.append(Statement(turn, sentence, sentence, _plain_title(sentence), -1.0, instruction=True))
+            continue
+        rank = _foreign_rank(sentence, table)
+        if rank <= 0:
+            continue
+        body = table.strip_openers(sentence) if table else sentence
+        body = body[:1].upper() + body[1:]
+        out.append(Statement(turn, sentence, in_their_words(speaker, body), _plain_title(body), rank))
+    return out
+
+
+def _foreign_rank(sentence: str, table: Table | None) -> float:
+    """How much a sentence in another language looks like a lasting fact about its speaker (0: none)."""
+    if sentence.rstrip().endswith(("?", "？")) or sentence.lstrip().startswith("¿"):
+        return 0.0
+    if table is None:
+        words = sentence.split()
+        long_enough = (len(words) >= UNKNOWN_MIN_WORDS if len(words) > 1
+                       else sum(ch.isalpha() for ch in sentence) >= MIN_UNSPACED_CHARS * 2)
+        return 0.5 if long_enough else 0.0
+    if table.starts("thanks", sentence):
+        return 0.0
+    body = table.strip_openers(sentence)
+    size = len(table.words(body)) if table.spaced else sum(ch.isalnum() for ch in body)
+    if size < (MIN_WORDS if table.spaced else MIN_UNSPACED_CHARS):
+        return 0.0
+    if table.starts("request", body):
+        return 0.0
+    own, listener = table.count("self", body), table.count("listener", body)
+    if listener > own:
+        return 0.0  # said to the assistant or about it, not about the speaker's life
+    numbers = int(any(ch.isdigit() for ch in body))
+    names = 0
+    if table.spaced and not table.capital_nouns:
+        names = sum(1 for w in body.split()[1:] if w[:1].isupper())
+    score = (table.count("lasting", body) + 0.5 * min(table.count("dates", body) + numbers, 2)
+             + 0.75 * min(names, 3) - 0.75 * table.count("passing", body))
+    if score <= 0:
+        return 0.0  # nothing lasting in it: a mood, an opinion, a wish for the moment
+    return round(score + (0.25 if own else 0.0), 2)
+
+
+def _plain_title(text: str, limit: int = 56) -> str:
+    """A title from a sentence's own opening words (no retelling: its language is not English)."""
+    return elide(text.strip().rstrip(".!。！"), limit)

@@ -13,6 +13,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from curator.reflection.languages import all_entries, detect
 from curator.text_safety import invisible_characters, reveal
 
 __all__ = ["invisible_characters", "reveal"]  # their home is curator.text_safety; re-exported here
@@ -120,8 +121,37 @@ _LINK_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 
 
 def instruction_reasons(text: str) -> list[str]:
-    """What in ``text`` reads like an instruction to an assistant (empty: nothing)."""
-    return [label for label, pattern in _INSTRUCTION_PATTERNS if pattern.search(text)]
+    """What in ``text`` reads like an instruction to an assistant (empty: nothing).
+
+    English by pattern; other languages by the ``instruction`` phrases of their tables in
+    ``curator.reflection.languages`` ("ab jetzt", "désormais", "从现在开始" ...).
+    """
+    reasons = [label for label, pattern in _INSTRUCTION_PATTERNS if pattern.search(text)]
+    planted = planted_phrase(text)
+    if planted:
+        reasons.append(f"instruction phrase '{planted}'")
+    return reasons
+
+
+def planted_phrase(text: str) -> str:
+    """The first instruction phrase of any language table found in ``text`` ("" when none)."""
+    folded = " ".join(text.casefold().split())
+    spaced = f" {' '.join(_WORD_RE.findall(folded))} "
+    own = detect(text)
+    for table, entry in all_entries("instruction"):
+        if not table.spaced:
+            if entry in folded:
+                return entry
+            continue
+        words = _WORD_RE.findall(entry)
+        # A lone word ("ignore") is an instruction only in its own language: in English
+        # "I ignore my phone" is a habit, in French "Ignore tout" is an order.
+        if (len(words) > 1 or table.code == own or not entry.isascii()) and f" {' '.join(words)} " in spaced:
+            return entry
+    return ""
+
+
+_WORD_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 
 
 def scan_text(text: str) -> list[Flag]:

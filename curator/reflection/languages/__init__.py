@@ -1,0 +1,179 @@
+"""What marks a statement about oneself, a request, small talk or a planted instruction, per language.
+
+Code that picks candidate memories must know, in the person's own language, whether a
+sentence speaks about the speaker ("ich", "mi", "我"), asks the assistant for something,
+thanks, greets, corrects an earlier fact or tries to plant an instruction. Those words live in
+one YAML table per language beside this module (``de.yaml``, ``zh.yaml`` ...), so a
+contributor adds or improves a language by editing data only; the keys are documented in
+``README.md`` here. English keeps its tuned patterns in :mod:`curator.reflection.statements`
+and has no table.
+
+Matching is deliberately plain: a word entry matches a token that starts with it (German
+"arbeit" covers "arbeite", "arbeitet"), a phrase entry matches at the start of a sentence,
+and in scripts written without spaces (Chinese, Japanese) every entry matches as a substring.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+_FOLDER = Path(__file__).parent
+_WORD_RE = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?", re.UNICODE)
+_LIST_KEYS = ("stop", "self", "listener", "request", "greeting", "thanks", "small_talk",
+              "correction", "instruction", "lasting", "passing", "dates", "pointing")
+
+
+@dataclass(frozen=True)
+class Table:
+    """One language's word lists (see ``README.md``); every entry is folded to lower case."""
+
+    code: str
+    name: str
+    spaced: bool  # words are separated by spaces (False: Chinese, Japanese)
+    capital_nouns: bool  # every noun is capitalised (German): a capital is no sign of a name
+    lists: dict[str, tuple[str, ...]]
+
+    def words(self, text: str) -> list[str]:
+        return [w.casefold() for w in _WORD_RE.findall(text)]
+
+    def count(self, key: str, text: str) -> int:
+        """How many entries of list ``key`` occur in ``text`` (words and phrases)."""
+        entries = self.lists.get(key, ())
+        if not self.spaced:
+            folded = text.casefold()
+            return sum(folded.count(e) for e in entries)
+        words = self.words(text)
+        joined = f" {' '.join(words)} "
+        return (sum(1 for w in words for e in entries if _word_match(w, e))
+                + sum(joined.count(f" {e[:-1]}" if e.endswith("*") else f" {e} ")
+                      for e in entries if " " in e))
+
+    def has(self, key: str, text: str) -> bool:
+        return self.count(key, text) > 0
+
+    def starts(self, key: str, text: str) -> bool:
+        """Whether ``text`` opens with an entry of list ``key`` (a phrase, whole words)."""
+        folded = " ".join(_strip_leading(text).casefold().split())
+        for entry in self.lists.get(key, ()):
+            if folded.startswith(entry) and (not self.spaced or len(folded) == len(entry)
+                                             or not folded[len(entry)].isalnum()):
+                return True
+        return False
+
+    def strip_openers(self, text: str) -> str:
+        """``text`` without greetings, thanks and small talk before the news ("Hallo! Also, ...")."""
+        for _ in range(4):  # "Hola, bueno, vale, ..." peels one opener a round
+            stripped = _strip_leading(text)
+            folded = stripped.casefold()
+            for entry in (*self.lists["greeting"], *self.lists["small_talk"], *self.lists["thanks"]):
+                cut = len(entry)
+                if folded.startswith(entry) and (len(folded) == cut or not folded[cut].isalnum()
+                                                 or not self.spaced):
+                    text = stripped[cut:].lstrip(" ,.!;:、，。！-–—")
+                    break
+            else:
+                return stripped
+        return _strip_leading(text)
+
+
+def _word_match(word: str, entry: str) -> bool:
+    if " " in entry:
+        return False  # phrases are matched by :meth:`Table.phrase` / :meth:`Table.starts`
+    if entry.endswith("*"):
+        return word.startswith(entry[:-1])
+    return word == entry
+
+
+def _strip_leading(text: str) -> str:
+    return text.lstrip(" \t\"'“‘„«»¿¡(*-–—")
+
+
+@lru_cache(maxsize=1)
+def tables() -> dict[str, Table]:
+    """Every language table shipped beside this module, by language code."""
+    out: dict[str, Table] = {}
+    for path in sorted(_FOLDER.glob("*.yaml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        lists = {k: tuple(" ".join(str(e).casefold().split()) for e in data.get(k) or ())
+                 for k in _LIST_KEYS}
+        out[path.stem] = Table(path.stem, str(data.get("name", path.stem)), bool(data.get("spaced", True)),
+                               bool(data.get("capital_nouns", False)), lists)
+    return out
+
+
+def _script(text: str) -> str:
+    counts: dict[str, int] = {}
+    for ch in text:
+        if not ch.isalpha():
+            continue
+        if "\u3040" <= ch <= "\u30ff":
+            kind = "kana"
+        elif "\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf":
+            kind = "han"
+        elif "\u0400" <= ch <= "\u04ff":
+            kind = "cyrillic"
+        elif ord(ch) < 0x250:
+            kind = "latin"
+        else:
+            kind = unicodedata.name(ch, "other").split()[0].lower()
+        counts[kind] = counts.get(kind, 0) + 1
+    return max(counts, key=lambda k: counts[k]) if counts else ""
+
+
+_ENGLISH_STOP = frozenset([
+    "i", "my", "me", "the", "a", "an", "and", "is", "am", "are", "was", "were", "to", "of",
+    "in", "on", "at", "it", "that", "this", "with", "for", "from", "as", "by", "be", "been",
+    "he", "she", "his", "her", "him", "they", "them", "their", "there", "have", "has", "had",
+    "you", "your", "we", "our", "but", "not", "so", "just", "do", "don't", "i'm", "i've",
+    "what", "all", "about", "will", "can", "would", "like", "got", "very", "really", "one"
+])
+
+
+def detect(text: str) -> str:
+    """The language of ``text``: a table's code, ``"en"``, or ``""`` when none fits.
+
+    Script first (kana: Japanese; Han alone: Chinese; Cyrillic: Russian), then, for Latin
+    text, the table whose stop words occur most (English's own short list included).
+    """
+    script = _script(text)
+    if script == "kana" or (script == "han" and any("\u3040" <= c <= "\u30ff" for c in text)):
+        return "ja" if "ja" in tables() else ""
+    if script == "han":
+        return "zh" if "zh" in tables() else ""
+    if script == "cyrillic":
+        return "ru" if "ru" in tables() else ""
+    if script != "latin":
+        return ""
+    words = [w.casefold() for w in _WORD_RE.findall(text)]
+    if not words:
+        return ""
+    best, score = "", 0
+    english = sum(1 for w in words if w in _ENGLISH_STOP)
+    if english:
+        best, score = "en", english
+    for code, table in tables().items():
+        if not table.spaced:
+            continue
+        hits = sum(1 for w in words if w in table.lists["stop"])
+        if hits > score:
+            best, score = code, hits
+    return best
+
+
+def table_for(text: str) -> Table | None:
+    """The table of ``text``'s language; None for English and for languages with no table."""
+    return tables().get(detect(text))
+
+
+def all_entries(key: str) -> Iterable[tuple[Table, str]]:
+    """Every entry of list ``key`` across all tables (for language-free scans)."""
+    for table in tables().values():
+        for entry in table.lists.get(key, ()):
+            yield table, entry
