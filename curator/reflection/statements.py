@@ -148,9 +148,10 @@ def title_of(memory: str, speaker: str, limit: int = 56) -> str:
     words = text.split()
     while words and words[0].lower().strip(",") in _LEADERS:
         words = words[1:]
+    size = len(speaker.split())
     for prefix in (f"{speaker}'s", f"{speaker}’s", speaker):
-        if speaker and words and words[0] == prefix:
-            words = words[1:]
+        if speaker and words and " ".join(words[:size]).casefold() == prefix.casefold():
+            words = words[size:]
             break
     # Drop the leading verb and function words: what is left starts with the thing itself.
     while len(words) > 2 and (words[0].lower() in STOP_WORDS or (
@@ -256,15 +257,23 @@ def _plain(sentence: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _groups(kept: Sequence[str]) -> list[list[str]]:
-    """Consecutive sentences in groups of at most :data:`MAX_SENTENCES` and :data:`MAX_CHARS`.
+# A sentence opening with one of these points back to the one before it.
+_POINTING = re.compile(r"^(?:he|she|it|they|this|that|there|these|those|his|her|their|its|which)\b",
+                       re.IGNORECASE)
 
-    "My neighbour Tom already offered. He walks Pixel on Tuesdays." stays one memory: the
-    second sentence means nothing without the first.
+
+def _groups(kept: Sequence[str]) -> list[list[str]]:
+    """One fact per memory: each sentence alone, unless it points back to the one before.
+
+    "My neighbour Tom already offered. He walks Pixel on Tuesdays." stays one memory (the
+    second sentence means nothing without the first, at most :data:`MAX_SENTENCES` and
+    :data:`MAX_CHARS`); "I got home late. I work as a nurse." are two.
     """
     groups: list[list[str]] = []
     for sentence in kept:
-        if groups and len(groups[-1]) < MAX_SENTENCES and len(" ".join([*groups[-1], sentence])) <= MAX_CHARS:
+        leans_back = _POINTING.match(sentence) is not None
+        if (groups and leans_back and len(groups[-1]) < MAX_SENTENCES
+                and len(" ".join([*groups[-1], sentence])) <= MAX_CHARS):
             groups[-1].append(sentence)
         else:
             groups.append([sentence])
