@@ -47,7 +47,7 @@ _SMALL_TALK = re.compile(
     r"yes|yeah|no|nope|perfect|great|cool|wow|haha|lol|fair enough|good idea|sounds good|bye|"
     r"see you|nice|awesome|congrats|congratulations|yep|yup|woah|whoa|shure|totally|definitely|exactly|"
     r"of course|sorry to hear(?: that)?|way to go|well done|good luck|keep it up|so proud|me too|same here|"
-    r"glad|omg|go for it)\b[\s,.!]*",
+    r"glad|omg|go for it|oh|ah|well)\b[\s,.!]*",
     re.IGNORECASE,
 )
 _THANKS = re.compile(r"^(?:thanks|thank you|thx)\b(?!\s*[,.!])", re.IGNORECASE)
@@ -196,7 +196,12 @@ def _kept_sentences(text: str, listeners: frozenset[str] = frozenset()) -> tuple
             continue
         if _THANKS.match(sentence):
             continue  # "Thanks for being a great friend": what is left would be a fragment
-        body = _SMALL_TALK.sub("", sentence).strip()
+        body = sentence
+        for _ in range(3):  # "Oh, of course, my friend." is chatter all through
+            shorter = _SMALL_TALK.sub("", body).strip()
+            if shorter == body:
+                break
+            body = shorter
         if (len(_words(body)) < MIN_WORDS or body.endswith("?") or _REQUEST.search(body)
                 or _SECOND_PERSON.search(body)):
             continue
