@@ -24,7 +24,7 @@ from typing import Any
 from curator.clock import iso_utc
 from curator.index.database import Index
 from curator.index.search import SearchFilters, SearchHit, match_expression
-from curator.index.text import STOP_WORDS
+from curator.index.text import STOP_WORDS, fts_text, readable_snippet
 from curator.vault.atomic import read_json_state, write_json_state
 from curator.vault.paths import VaultPaths
 
@@ -82,7 +82,7 @@ class Archiver:
                 conn.execute("INSERT INTO turn_archive(user_id, number, text, context) VALUES (?,?,?,?)",
                              (r["user_id"], r["number"], r["text"], r["context"]))
                 conn.execute("INSERT INTO archive_fts(text, user_id, number) VALUES (?,?,?)",
-                             (r["text"], r["user_id"], r["number"]))
+                             (fts_text(r["text"]), r["user_id"], r["number"]))
                 conn.execute("UPDATE turns SET text = '', context = '' WHERE id = ?", (r["id"],))
                 conn.execute("DELETE FROM items_fts WHERE rowid = ?", (r["item_id"],))
                 conn.execute("UPDATE items SET searchable = 0 WHERE id = ?", (r["item_id"],))
@@ -122,7 +122,7 @@ class Archiver:
             (ref, user_id, start),
         )
         conn.execute("INSERT INTO items_fts(rowid, title, body, prev, context) VALUES (?, ?, ?, '', ?)",
-                     (int(item.lastrowid or 0), f"archived conversation {conversation} {day}", body,
+                     (int(item.lastrowid or 0), f"archived conversation {conversation} {day}", fts_text(body),
                       ",".join(map(str, numbers))))
 
 
@@ -175,7 +175,7 @@ def search_archived(index: Index, query: str, filters: SearchFilters | None = No
         if turn is None:
             continue
         hits.append(SearchHit(
-            item_type="turn", id=str(turn.number), score=-float(r["rank"]), snippet=str(r["snip"]),
+            item_type="turn", id=str(turn.number), score=-float(r["rank"]), snippet=readable_snippet(str(r["snip"])),
             title=f"turn {turn.number} ({turn.role}, archived)", user_id=turn.user_id, kind="turn",
             timestamp=turn.timestamp, number=turn.number, role=turn.role,
             provenance={"source_id": turn.source_id, "file": turn.file, "conversation": turn.conversation,

@@ -8,6 +8,7 @@ import sqlite3
 from curator.clock import parse_iso
 from curator.index.connections import Connections
 from curator.index.rows import DocumentRow, doc_from_row, pack_types
+from curator.index.text import fts_text
 from curator.vault.documents import Document
 
 
@@ -48,7 +49,8 @@ class DocumentTable(Connections):
             item_id = int(item.lastrowid or 0)
             conn.execute(
                 "INSERT INTO items_fts(rowid, title, body, prev, context) VALUES (?, ?, ?, '', '')",
-                (item_id, " ".join([title, " ".join(keywords), topic.replace(".", " ")]).strip(), doc.body),
+                (item_id, fts_text(" ".join([title, " ".join(keywords), topic.replace(".", " ")]).strip()),
+                 fts_text(doc.body)),
             )
             conn.execute(
                 "INSERT INTO documents(path, id, user_id, kind, area, title, topic, keywords, scope, quality, "

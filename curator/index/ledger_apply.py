@@ -14,6 +14,7 @@ from typing import Any
 
 from curator.index.rows import EXTRA_JSON, pack_types
 from curator.index.schema import ARCHIVED
+from curator.index.text import fts_text
 from curator.sources.adapters.base import ReadState
 from curator.sources.validation import record_problem
 
@@ -218,7 +219,7 @@ def _bulk_rows(user_id: str, adds: list[dict[str, Any]], ids: list[tuple[int, in
             float(quality) if isinstance(quality, (int, float)) else None,
             timestamp, 1 if status == "active" else 0,
         ))
-        fts_rows.append((ids[i][1], t["text"], prev[i], t.get("context", "")))
+        fts_rows.append((ids[i][1], fts_text(t["text"]), fts_text(prev[i]), fts_text(t.get("context", ""))))
     return turn_rows, item_rows, fts_rows
 
 
@@ -286,7 +287,7 @@ def _apply_one(conn: sqlite3.Connection, user_id: str, record: dict[str, Any]) -
         before = prev_text(conn, t["source_id"], t["conversation"], int(t["position"]), turn_row_id)
         conn.execute(
             "INSERT INTO items_fts(rowid, title, body, prev, context) VALUES (?, '', ?, ?, ?)",
-            (item_id, t["text"], before, t.get("context", "")),
+            (item_id, fts_text(t["text"]), fts_text(before), fts_text(t.get("context", ""))),
         )
         return turn_row_id
     row = conn.execute(
@@ -338,7 +339,7 @@ def _refresh_pairs(conn: sqlite3.Connection, user_id: str, touched: list[int]) -
         row = conn.execute(
             "SELECT source_id, conversation, position, item_id FROM turns WHERE id = ?", (row_id,)
         ).fetchone()
-        before = prev_text(conn, row["source_id"], row["conversation"], row["position"], row_id)
+        before = fts_text(prev_text(conn, row["source_id"], row["conversation"], row["position"], row_id))
         current = conn.execute("SELECT prev FROM items_fts WHERE rowid = ?", (row["item_id"],)).fetchone()
         if current is not None and current["prev"] != before:
             conn.execute("UPDATE items_fts SET prev = ? WHERE rowid = ?", (before, row["item_id"]))

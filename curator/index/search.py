@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from curator.index.database import Index
-from curator.index.text import STOP_WORDS, tokenize
+from curator.index.text import STOP_WORDS, cjk_phrases, readable_snippet, tokenize
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +90,7 @@ def query_terms(query: str) -> list[str]:
 
 
 def _or_expression(terms: list[str]) -> str:
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+    return " OR ".join('"' + p.replace('"', '""') + '"' for t in terms for p in cjk_phrases(t))
 
 
 def match_expression(query: str) -> str | None:
@@ -202,7 +202,7 @@ def _filter_clauses(filters: SearchFilters) -> tuple[list[str], list[Any]]:
 def _snippets(conn: sqlite3.Connection, expression: str, ids: list[int]) -> dict[int, str]:
     """{item id: a snippet of its body around the matched words}."""
     return {
-        r[0]: r[1]
+        r[0]: readable_snippet(r[1])
         for r in conn.execute(
             # Always the item's own text (column 1, the body): a turn found through its
             # neighbour's words must not show the neighbour, or results look duplicated.

@@ -484,3 +484,35 @@ def elide(text: str, limit: int = 80) -> str:
     if " " in head and flat[len(head)] != " ":
         head = head.rsplit(" ", 1)[0]
     return head.rstrip(" ,;:.-—") + "…"
+
+
+# FTS5's unicode61 tokenizer keeps a run of Chinese or Japanese characters as one token, so
+# "护士" never matched "我是一名护士". The index stores such characters one token each
+# (spaced), and a query's run becomes a phrase of its characters: adjacent, in order.
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_CJK_RUN_RE = re.compile(f"[{_CJK}]")
+_CJK_GAP_RE = re.compile(f"(?<=[{_CJK}])(?=\\S)|(?<=\\S)(?=[{_CJK}])")
+# The index's spaces, also around the [ ] a snippet puts round a matched character.
+_SPACED_RE = re.compile(f"(?<=[{_CJK}]) (?=\\S)|(?<=\\S) (?=[{_CJK}])|(?<=[{_CJK}]\\]) (?=\\S)"
+                        f"|(?<=\\S) (?=\\[[{_CJK}])")
+
+
+def fts_text(text: str) -> str:
+    """``text`` as the full-text index stores it: each CJK character its own token."""
+    return _CJK_GAP_RE.sub(" ", text) if _CJK_RUN_RE.search(text) else text
+
+
+def readable_snippet(snippet: str) -> str:
+    """A snippet of :func:`fts_text` as the person wrote it (the index's spacing taken out)."""
+    return _SPACED_RE.sub("", snippet) if _CJK_RUN_RE.search(snippet) else snippet
+
+
+def cjk_phrases(term: str) -> list[str]:
+    """The FTS phrases for one query term: a CJK run of up to four characters as one phrase,
+    a longer one as overlapping two-character phrases (a sentence typed as the query)."""
+    if not _CJK_RUN_RE.search(term):
+        return [term]
+    chars = [c for c in term if not c.isspace()]
+    if len(chars) <= 4:
+        return [" ".join(chars)]
+    return list(dict.fromkeys(" ".join(chars[i:i + 2]) for i in range(len(chars) - 1)))
