@@ -102,10 +102,13 @@ def apply_first_run(result: Any) -> None:
     try:
         for source in result.sources:
             engine.add_source(Path(source.path), adapter=source.adapter, user_id=source.user_id)
-        if result.model_path:
-            engine.settings.set("model.path", result.model_path)
+        changed = {key: value for key, value in (("model.path", result.model_path),
+                                                  ("person.name", result.person_name)) if value}
+        if changed:
             from curator.vault.settings import save_settings
 
+            for key, value in changed.items():
+                engine.settings.set(key, value)
             save_settings(engine.paths.settings_file, engine.settings)
     finally:
         engine.close()

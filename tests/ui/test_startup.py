@@ -39,6 +39,7 @@ def test_first_run_detects_adapters_and_preselects_the_default_model(qtbot, runn
         wizard.add_source(str(tmp_path), "maya")  # an empty folder: no adapter recognises it
     assert "no adapter recognises" in wizard.source_error.text()
     wizard.vault_edit.setText(str(tmp_path / "my-vault"))
+    wizard.name_edit.setText("  Alex   Kim ")
     with qtbot.waitSignal(wizard.finished_with, timeout=WAIT) as blocker:
         wizard.accept()
     result: FirstRunResult = blocker.args[0]
@@ -48,6 +49,7 @@ def test_first_run_detects_adapters_and_preselects_the_default_model(qtbot, runn
     assert not needs_first_run(result.vault)
     settings, _ = load_settings(result.vault / "curator.yaml")
     assert [(s.adapter, s.user_id) for s in settings.sources] == [("jsonl", "maya")]
+    assert settings["person.name"] == "Alex Kim"  # memories of role-only chats call the person so
 
 
 def test_open_engine_for_the_demo_adds_the_read_only_demo_source_once(tmp_path: Path) -> None:

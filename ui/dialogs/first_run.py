@@ -14,8 +14,17 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QPushButton, QVBoxLayout, QWizard, QWizardPage
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWizard,
+    QWizardPage,
+)
 
+from curator.vault.person import FALLBACK, account_full_name
 from curator.vault.settings import SourceConfig
 from ui.dialogs.setup_widgets import ModelPicker, PendingSources, SourcesEditor, detect_source
 from ui.infra.interaction import DialogInteraction, Interaction
@@ -50,6 +59,7 @@ class FirstRunResult:
     vault: Path
     sources: list[SourceConfig] = field(default_factory=list)
     model_path: str = ""
+    person_name: str = ""  # what memories call the person where a chat stores no name
 
 
 class FirstRunWizard(QWizard):
@@ -82,7 +92,18 @@ class FirstRunWizard(QWizard):
         row = QHBoxLayout()
         row.addWidget(self.vault_edit, 1)
         row.addWidget(browse)
-        QVBoxLayout(vault_page).addLayout(row)
+        vault_layout = QVBoxLayout(vault_page)
+        vault_layout.addLayout(row)
+        # Most chat clients save "user" and no name; memories need one ("Alex works nights").
+        self.name_edit = QLineEdit(account_full_name())
+        self.name_edit.setObjectName("person_name")
+        self.name_edit.setPlaceholderText(f"empty: memories say “{FALLBACK}”")
+        name_row = QHBoxLayout()
+        name_row.addWidget(QLabel("What should memories call you?"))
+        name_row.addWidget(self.name_edit, 1)
+        vault_layout.addSpacing(12)
+        vault_layout.addLayout(name_row)
+        vault_layout.addStretch(1)
 
         # Page 2: sources (collected here, added to the vault by the app once it exists)
         sources_page = QWizardPage()
@@ -122,7 +143,7 @@ class FirstRunWizard(QWizard):
 
     def result_value(self) -> FirstRunResult:
         return FirstRunResult(Path(self.vault_edit.text().strip()).expanduser(), self.sources,
-                              self.selected_model_path())
+                              self.selected_model_path(), " ".join(self.name_edit.text().split()))
 
     def selected_model_path(self) -> str:
         """The ``model.path`` to store ("" means the bundled default)."""
