@@ -56,7 +56,7 @@ def test_open_engine_for_the_demo_adds_the_read_only_demo_source_once(tmp_path: 
     engine = open_engine(tmp_path / "demo-vault", demo=True, watch=False)
     try:
         assert [Path(s.path) for s in engine.settings.sources] == [demo_dir().resolve()]
-        assert engine.index.max_number("default") == 40
+        assert engine.index.max_number("default") == 50
     finally:
         engine.close()
     engine = open_engine(tmp_path / "demo-vault", demo=True, watch=False)

@@ -84,10 +84,13 @@ def demo_case(work: Path) -> Case:
     source.mkdir(parents=True)
     messages: dict[str, SourceMessage] = {}
     sessions: dict[str, list[str]] = {}
+    judged = {str(o["conversation"]) for o in gold["observations"]}
     for path in sorted(folder.glob("*.jsonl")):
+        records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        if not any(str(r.get("conversation")) in judged for r in records):
+            continue  # the demo's Portuguese chat has no gold here: the multilingual set judges it
         shutil.copy2(path, source / path.name)
-        for line in path.read_text(encoding="utf-8").splitlines():
-            record = json.loads(line)
+        for record in records:
             conv = str(record["conversation"])
             messages[str(record["id"])] = SourceMessage(str(record["id"]), str(record.get("speaker") or ""),
                                                         str(record.get("content") or ""), conv)

@@ -31,6 +31,7 @@ from curator.reflection.service import ReflectionService
 pytestmark = pytest.mark.llm
 
 DEMO = Path(__file__).resolve().parents[3] / "resources" / "demo"
+PORTUGUESE = "2026-11-22-portugues.jsonl"
 USER = "default"
 SEED = 7
 SEED_LOG_FIELDS = ("batch_id", "timestamp", "turns_reviewed", "trigger", "urgency_score",
@@ -90,14 +91,14 @@ def test_jobs_ran_and_batch_logs_carry_the_seed_fields(reflected: dict[str, Any]
         assert gates["items_passed"] <= gates["items_proposed"]
         assert entry["reset_counters"] is True
         reviewed.extend(entry["turns_reviewed"])
-    assert sorted(reviewed) == list(range(1, 41))  # the whole demo, each turn once
+    assert sorted(reviewed) == list(range(1, 51))  # the whole demo, each turn once
     assert reflected["outcomes"]["micro"] and reflected["outcomes"]["micro"][0]["status"] == "completed"
 
 
 def test_counters_reset_after_the_backlog(reflected: dict[str, Any]) -> None:
     state = json.loads((reflected["logs"] / "signal_state.json").read_text(encoding="utf-8"))
     assert state["turns_since_last_batch"] == 0 and state["urgency_score"] == 0
-    assert state["last_batch_turn"] == 40
+    assert state["last_batch_turn"] == 50
 
 
 def test_every_staged_item_passed_its_gates_and_its_turns_support_it(reflected: dict[str, Any]) -> None:
@@ -152,7 +153,7 @@ def test_the_demo_planted_facts_are_proposed_as_memories(reflected: dict[str, An
     gold = json.loads((DEMO / "gold.json").read_text(encoding="utf-8"))["observations"]
     observations = [Observation(o["speaker"], o["text"], (o["evidence"],)) for o in gold]
     proposals = []
-    for doc in reflected["docs"]:
+    for doc in english_docs(reflected):
         if doc.get("quarantine") or doc.get("flags"):
             continue
         cited = tuple(dia_id_of_key(reflected["turns"][int(n)].key) for n in doc.get("source_turns") or [])
@@ -162,6 +163,25 @@ def test_the_demo_planted_facts_are_proposed_as_memories(reflected: dict[str, An
     assert len(matched) >= 5, (matched, [p.text for p in proposals])
     wrong = [p.text for p in proposals if not any(matches(o, p) for o in observations)]
     assert len(wrong) <= len(proposals) // 3, wrong
+
+
+def english_docs(reflected: dict[str, Any]) -> list[Any]:
+    """The staged items of the demo's English conversations (the ones gold.json judges)."""
+    return [d for d in reflected["docs"]
+            if not any(reflected["turns"][int(n)].file.endswith(PORTUGUESE) for n in d.get("source_turns") or [])]
+
+
+def test_the_portuguese_chat_without_a_name_gives_proposals_in_the_persons_words(
+        reflected: dict[str, Any]) -> None:
+    """The demo's third chat is saved with roles only, in Portuguese: it is proposed all the same."""
+    portuguese = [d for d in reflected["docs"] if d not in english_docs(reflected)]
+    assert portuguese, [d.title for d in reflected["docs"]]
+    for doc in portuguese:
+        body = doc.body.strip()
+        assert body.endswith('"') and ' said: "' in body, body
+        quoted = body.split(' said: "', 1)[1][:-1]
+        cited = [reflected["turns"][int(n)] for n in doc.get("source_turns") or []]
+        assert any(quoted in t.text for t in cited), body
 
 
 def test_the_planted_instruction_is_shown_flagged(reflected: dict[str, Any]) -> None:
