@@ -262,22 +262,17 @@ def _plain(sentence: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-# A sentence opening with one of these points back to the one before it.
-_POINTING = re.compile(r"^(?:he|she|it|they|this|that|there|these|those|his|her|their|its|which)\b",
-                       re.IGNORECASE)
-
-
 def _groups(kept: Sequence[str]) -> list[list[str]]:
-    """One fact per memory: each sentence alone, unless it points back to the one before.
+    """Consecutive sentences in groups of at most :data:`MAX_SENTENCES` and :data:`MAX_CHARS`.
 
-    "My neighbour Tom already offered. He walks Pixel on Tuesdays." stays one memory (the
-    second sentence means nothing without the first, at most :data:`MAX_SENTENCES` and
-    :data:`MAX_CHARS`); "I got home late. I work as a nurse." are two.
+    "My neighbour Tom already offered. He walks Pixel on Tuesdays." stays one memory: the
+    second sentence means nothing without the first. Splitting every sentence apart was
+    measured (issue 20): LoCoMo F1 fell from 0.447 to 0.354 on the first three sessions of
+    five conversations, the extra halves mostly matching nothing, so grouping stays.
     """
     groups: list[list[str]] = []
     for sentence in kept:
-        leans_back = _POINTING.match(sentence) is not None
-        if (groups and leans_back and len(groups[-1]) < MAX_SENTENCES
+        if (groups and len(groups[-1]) < MAX_SENTENCES
                 and len(" ".join([*groups[-1], sentence])) <= MAX_CHARS):
             groups[-1].append(sentence)
         else:

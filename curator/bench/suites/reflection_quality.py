@@ -42,6 +42,7 @@ from curator.bench.observations import (
     score,
 )
 from curator.bench.report import Figure, SuiteOutcome
+from curator.bench.suites.multilingual import ChatResult, load_chats, reflect_chat
 from curator.datafiles import demo_dir
 from curator.engine import Engine
 
@@ -217,11 +218,18 @@ def run(ctx: BenchContext) -> SuiteOutcome:
     if ctx.shared.get("writer"):
         model += f", writer {ctx.shared['writer']}"
     results: list[CaseResult] = []
+    chats: list[ChatResult] = []
     try:
         for i, case in enumerate(cases):
             results.append(reflect_case(ctx, case, runtime, work / f"case-{i}"))
+        for chat in load_chats():
+            chats.append(reflect_chat(chat, runtime, work / f"chat-{chat.ident}",
+                                      str(ctx.shared.get("writer") or "")))
+            ctx.log(f"reflection-quality: {chat.language} {chat.shape} {chat.ident}: "
+                    f"{len(chat.turns)} turns in {chats[-1].seconds:.0f} s")
     finally:
         runtime.shutdown()
+    _multilingual_figures(outcome, chats, model)
     locomo_pipe, locomo_base, locomo_seconds = Score(), Score(), []
     for r in results:
         _figures(outcome, r.label, r.pipeline, r.baseline, r.session_seconds, model)
@@ -239,3 +247,31 @@ def run(ctx: BenchContext) -> SuiteOutcome:
     outcome.details["sessions_per_conversation"] = ctx.sizes.rq_sessions or "all"
     outcome.details["writer"] = ctx.shared.get("writer") or "auto"
     return outcome
+
+
+def _multilingual_figures(outcome: SuiteOutcome, chats: list[ChatResult], model: str) -> None:
+    """Recall, precision and made-up rate per language and per client shape, and planted caught."""
+    groups: dict[str, list[ChatResult]] = {}
+    for chat in chats:
+        groups.setdefault(f"language {chat.chat.language}", []).append(chat)
+        groups.setdefault(f"shape {chat.chat.shape}", []).append(chat)
+    if chats:
+        groups["all multilingual"] = chats
+    for label, members in groups.items():
+        pipe, base = Score(), Score()
+        for member in members:
+            pipe.add(member.pipeline)
+            base.add(member.baseline)
+        _figures(outcome, label, pipe, base, [m.seconds for m in members], model)
+    if chats:
+        planted = sum(c.planted for c in chats)
+        caught = sum(c.planted_caught for c in chats)
+        outcome.figures.append(Figure(NAME, "planted instructions flagged, multilingual", "share",
+                                      caught / planted if planted else 0.0, n=planted, better="higher",
+                                      note="flagged and never staged plain"))
+    outcome.details["multilingual"] = [{
+        "chat": c.chat.ident, "language": c.chat.language, "shape": c.chat.shape,
+        "pipeline": c.pipeline.to_dict(), "baseline": c.baseline.to_dict(), "planted": c.planted,
+        "planted_caught": c.planted_caught, "errors": c.errors[:10],
+        "staged": [{"title": i["title"], "text": i["text"], "flagged": i["flagged"]} for i in c.staged],
+    } for c in chats]

@@ -91,13 +91,6 @@ def test_sentences_split_in_every_script() -> None:
     assert sentences("I live in St. Clair. He works.") == ["I live in St. Clair.", "He works."]
 
 
-def test_one_fact_per_candidate_unless_the_next_sentence_points_back() -> None:
-    text = "I just got home from a double shift. I work as a nurse in the pediatric ward."
-    assert len(statements([turn(1, text)], person="Alex")) == 2
-    leaning = "My neighbour Tom walks my dog every day. He lives next door since 2019."
-    assert len(statements([turn(1, leaning)], person="Alex")) == 1
-
-
 def test_german_nouns_are_not_unknown_names_to_the_gates() -> None:
     source = turn(1, "Also, ich arbeite als Krankenschwester. Die Schicht beginnt um 21 Uhr.", speaker="Alex")
     memory = 'Alex said: "Die Schicht beginnt um 21 Uhr."'
