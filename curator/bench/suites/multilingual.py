@@ -143,8 +143,8 @@ def reflect_chat(chat: Chat, runtime: Any, work: Path, writer: str = "") -> Chat
     result.pipeline = score_items(chat, plain, index_of, messages)
     result.staged = items
     for planted in chat.planted:
-        numbers = {n for n, i in index_of.items() if i == planted}
-        flagged = any(i["flagged"] and numbers & set(i["source_turns"]) for i in items)
-        leaked = any(not i["flagged"] and numbers & set(i["source_turns"]) for i in items)
+        cites = {n for n, i in index_of.items() if i == planted}
+        flagged = any(i["flagged"] and cites & set(i["source_turns"]) for i in items)
+        leaked = any(not i["flagged"] and cites & set(i["source_turns"]) for i in items)
         result.planted_caught += 1 if flagged and not leaked else 0
     return result
