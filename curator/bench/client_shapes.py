@@ -73,9 +73,10 @@ def chatgpt_export(root: Path, name: str, chat: Sequence[Message]) -> Path:
 def sillytavern_chat(root: Path, name: str, chat: Sequence[Message]) -> Path:
     # SillyTavern stores the persona's display name; "User" is what a person who never set one has.
     header = {"user_name": "unused", "character_name": "unused", "chat_metadata": {}}
-    rows: list[dict[str, Any]] = [header] + [{"name": "User" if r == "user" else "Aria", "is_user": r == "user", "is_system": False,
-                        "send_date": f"2026-01-01T10:{i:02d}:00.000Z", "mes": t, "extra": {}}
-                       for i, (r, t) in enumerate(chat)]
+    rows: list[dict[str, Any]] = [header]
+    rows += [{"name": "User" if r == "user" else "Aria", "is_user": r == "user", "is_system": False,
+              "send_date": f"2026-01-01T10:{i:02d}:00.000Z", "mes": t, "extra": {}}
+             for i, (r, t) in enumerate(chat)]
     return _write(root / "data/default-user/chats/Aria" / f"Aria - 2026-01-01@10h00m00s000ms {name}.jsonl",
                   _lines(rows))
 
