@@ -99,7 +99,38 @@ def textgen_history(root: Path, name: str, chat: Sequence[Message]) -> Path:
                   json.dumps(doc, ensure_ascii=False))
 
 
+def open_webui_database(root: Path, name: str, chat: Sequence[Message]) -> Path:
+    """Open WebUI's ``webui.db`` (an older build: the chat JSON only, no ``chat_message``)."""
+    import sqlite3
+
+    root.mkdir(parents=True, exist_ok=True)
+    path = root / "webui.db"
+    messages: dict[str, Any] = {}
+    for i, (role, text) in enumerate(chat):
+        messages[f"m{i}"] = {"id": f"m{i}", "parentId": f"m{i - 1}" if i else None,
+                             "childrenIds": [f"m{i + 1}"] if i + 1 < len(chat) else [], "role": role,
+                             "content": text, "timestamp": START + 60 * i}
+    document = {"id": name, "title": name, "models": ["local"], "history": {
+        "currentId": f"m{len(chat) - 1}", "messages": messages}, "messages": list(messages.values())}
+    conn = sqlite3.connect(path)
+    try:
+        conn.executescript(
+            "CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL PRIMARY KEY);"
+            "CREATE TABLE user (id VARCHAR(255) PRIMARY KEY, name VARCHAR(255), email VARCHAR(255));"
+            "CREATE TABLE chat (id VARCHAR(255) PRIMARY KEY, user_id VARCHAR(255), title TEXT, chat JSON,"
+            " created_at BIGINT, updated_at BIGINT);"
+            "INSERT INTO alembic_version VALUES ('3781e22d8b01');"
+            # Open WebUI asks for a display name at sign-up; "User" is what many leave.
+            "INSERT INTO user (id, name, email) VALUES ('u1', 'User', 'user@localhost');")
+        conn.execute("INSERT INTO chat VALUES (?, 'u1', ?, ?, ?, ?)",
+                     (name, name, json.dumps(document, ensure_ascii=False), START, START + 60 * len(chat)))
+        conn.commit()
+    finally:
+        conn.close()
+    return path
+
+
 WRITERS: dict[str, Callable[[Path, str, Sequence[Message]], Path]] = {
     "jsonl": plain_jsonl, "jan": jan_thread, "lmstudio": lmstudio_conversation, "chatgpt": chatgpt_export,
-    "sillytavern": sillytavern_chat, "textgen": textgen_history,
+    "sillytavern": sillytavern_chat, "textgen": textgen_history, "webui": open_webui_database,
 }

@@ -1,8 +1,8 @@
 """The multilingual part of reflection quality: chats in eleven client shapes and languages.
 
-Ten chats of our own (``curator/bench/data/multilingual.yaml``), each saved the way a real
+Eleven chats of our own (``curator/bench/data/multilingual.yaml``), each saved the way a real
 client saves it (``curator.bench.client_shapes``), none naming the person, in German, French,
-Spanish, Italian, Portuguese, Chinese, Japanese, Russian and Polish. Each is imported through
+Spanish, Italian, Portuguese, Dutch, Chinese, Japanese, Russian and Polish. Each is imported through
 the adapter the person's files would go through and reflected with the model under test.
 
 Per chat: a gold fact counts as proposed when a plain (unflagged) staged item cites its turn
