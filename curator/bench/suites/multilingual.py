@@ -1,9 +1,9 @@
-"""The multilingual part of reflection quality: chats in eleven client shapes and languages.
+"""The multilingual part of reflection quality: chats in many languages and client shapes.
 
 Eleven chats of our own (``curator/bench/data/multilingual.yaml``), each saved the way a real
 client saves it (``curator.bench.client_shapes``), none naming the person, in German, French,
-Spanish, Italian, Portuguese, Dutch, Chinese, Japanese, Russian and Polish. Each is imported through
-the adapter the person's files would go through and reflected with the model under test.
+Spanish, Italian, Portuguese, Dutch, Chinese, Japanese, Russian and Polish. Each is imported
+through the adapter the person's files would go through and reflected with the model under test.
 
 Per chat: a gold fact counts as proposed when a plain (unflagged) staged item cites its turn
 and quotes its fragment; precision is the share of plain items that do; an item is made up
