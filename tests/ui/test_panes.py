@@ -168,7 +168,7 @@ def test_status_pane_shows_sources_and_triggers(qtbot, window: MainWindow) -> No
     pane = window.status
     qtbot.waitUntil(lambda: pane.sources.rowCount() == 1, timeout=WAIT)
     assert pane.sources.index(0, 1).data() == "jsonl"
-    assert pane.sources.index(0, 4).data() == "40"
+    assert pane.sources.index(0, 4).data() == "50"  # the demo: two English chats and the Portuguese one
     assert "batch:" in pane.triggers_text.toPlainText()
     assert "next:" in pane.triggers_text.toPlainText()
 
