@@ -226,12 +226,15 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
             continue
         if speaker.casefold() in GENERIC_SPEAKERS:
             speaker = person
-        english, foreign = _by_language(turn.text)
-        out.extend(_foreign_statements(turn, foreign, speaker))
-        kept, planted = _kept_sentences(english, people - {speaker})
-        for sentence in planted:
-            out.append(Statement(turn, sentence, sentence, title_of(sentence, speaker), -1.0, instruction=True))
-        groups = _groups(kept)
+        groups: list[list[str]] = []
+        for part in spoken_parts(turn.text):
+            english, foreign = _by_language(part)
+            out.extend(_foreign_statements(turn, foreign, speaker))
+            kept, planted = _kept_sentences(english, people - {speaker})
+            groups.extend(_groups(kept))  # a group never spans narration: its quote stays verbatim
+            for sentence in planted:
+                out.append(Statement(turn, sentence, sentence, title_of(sentence, speaker), -1.0,
+                                     instruction=True))
         for group in groups:
             quote = " ".join(group)
             if not _FIRST_PERSON.search(quote) and not _NAMED.search(quote):
@@ -278,6 +281,16 @@ def _groups(kept: Sequence[str]) -> list[list[str]]:
         else:
             groups.append([sentence])
     return groups
+
+
+# Role-play narration between asterisks ("*He rises to his feet.*") tells a story, not a fact
+# about the person writing it.
+_NARRATION = re.compile(r"\*[^*\n]{2,}\*")
+
+
+def spoken_parts(text: str) -> list[str]:
+    """The stretches of ``text`` outside role-play narration, each judged on its own."""
+    return [part for part in _NARRATION.split(text) if part.strip()]
 
 
 def _by_language(text: str) -> tuple[str, list[tuple[str, Table | None]]]:

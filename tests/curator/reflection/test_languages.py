@@ -132,3 +132,11 @@ def test_named_turns_name_only_the_unnamed_person() -> None:
     assert found is not None and found.speaker == "Alex"
     assert source.get("u", 2) is None
     assert [t.speaker for t in source.turns_since("u", 0, 10)] == ["Alex"]
+
+
+def test_role_play_narration_is_no_memory_and_a_quote_never_spans_it() -> None:
+    text = ("*Vergil listens intently as Milton speaks. His icy blue eyes flick between the two.* "
+            "I work as a baker in Leeds. *He rises.* My dog Rex is old.")
+    found = statements([turn(1, text, speaker="Chief")])
+    assert [s.quote for s in found] == ["I work as a baker in Leeds.", "My dog Rex is old."]
+    assert all(s.quote in text for s in found)
