@@ -227,11 +227,14 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
         if speaker.casefold() in GENERIC_SPEAKERS:
             speaker = person
         groups: list[list[str]] = []
+        in_character = role_play(turn.text)
         for part in spoken_parts(turn.text):
             english, foreign = _by_language(part)
-            out.extend(_foreign_statements(turn, foreign, speaker))
+            found = _foreign_statements(turn, foreign, speaker)
+            out.extend(s for s in found if s.instruction or not in_character)
             kept, planted = _kept_sentences(english, people - {speaker})
-            groups.extend(_groups(kept))  # a group never spans narration: its quote stays verbatim
+            if not in_character:
+                groups.extend(_groups(kept))  # a group never spans narration: its quote stays verbatim
             for sentence in planted:
                 out.append(Statement(turn, sentence, sentence, title_of(sentence, speaker), -1.0,
                                      instruction=True))
@@ -286,6 +289,16 @@ def _groups(kept: Sequence[str]) -> list[list[str]]:
 # Role-play narration between asterisks ("*He rises to his feet.*") tells a story, not a fact
 # about the person writing it.
 _NARRATION = re.compile(r"\*[^*\n]{2,}\*")
+
+
+ROLE_PLAY_WORDS = 8  # narration this long makes the turn a story told in character
+
+
+def role_play(text: str) -> bool:
+    """Whether ``text`` narrates a scene ("*He rises to his feet, hand on the hilt.*"): what is
+    said around such narration is said in character, not about the writer's own life. A short
+    emote ("*sigh*") is not enough."""
+    return sum(len(m.group(0).split()) for m in _NARRATION.finditer(text)) >= ROLE_PLAY_WORDS
 
 
 def spoken_parts(text: str) -> list[str]:

@@ -135,8 +135,9 @@ def test_named_turns_name_only_the_unnamed_person() -> None:
 
 
 def test_role_play_narration_is_no_memory_and_a_quote_never_spans_it() -> None:
-    text = ("*Vergil listens intently as Milton speaks. His icy blue eyes flick between the two.* "
-            "I work as a baker in Leeds. *He rises.* My dog Rex is old.")
+    text = "*sigh* I work as a baker in Leeds. *yawns* My dog Rex is old."
     found = statements([turn(1, text, speaker="Chief")])
     assert [s.quote for s in found] == ["I work as a baker in Leeds.", "My dog Rex is old."]
-    assert all(s.quote in text for s in found)
+    scene = ("*Vergil listens intently as Milton speaks, his icy blue eyes flicking between the two.* "
+             "I have heard such promises before, and my blade has answered every one.")
+    assert statements([turn(1, scene, speaker="Chief")]) == []
