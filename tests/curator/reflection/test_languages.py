@@ -141,3 +141,9 @@ def test_role_play_narration_is_no_memory_and_a_quote_never_spans_it() -> None:
     scene = ("*Vergil listens intently as Milton speaks, his icy blue eyes flicking between the two.* "
              "I have heard such promises before, and my blade has answered every one.")
     assert statements([turn(1, scene, speaker="Chief")]) == []
+
+
+@pytest.mark.parametrize("text", ["У меня астма, поэтому бег мне даётся тяжело.",
+                                  "Ich habe seit meiner Kindheit Asthma.", "我有哮喘，跑步很难。"])
+def test_health_is_a_lasting_fact_in_other_languages(text: str) -> None:
+    assert [s.quote for s in statements([turn(1, text)], person="Alex")] == [text]
