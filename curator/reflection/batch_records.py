@@ -16,11 +16,16 @@ from typing import Any
 from curator.clock import iso_utc
 from curator.index.text import content_words, tokenize
 from curator.reflection.gates.quality import Rejection
+from curator.sources.adapters.turn_folder import section_blocks
 from curator.sources.turns import IndexedTurn
 from curator.vault.atomic import write_json_state
 from curator.vault.settings import OPTIONS_BY_KEY, Settings
 
 TOP_KEYWORDS = 8
+# Seed 000 §3: of a turn folder's context.md the reflector reads §0 (the query, already the
+# turn's text), §2 (context), §3 (plan) and §6 (response/validation); §1, §4 and §5 are the
+# pipeline's working notes and would only spend the batch's token budget.
+CONTEXT_SECTIONS = (2, 3, 6)
 _BATCH_FILE_RE = re.compile(r"^batch_(\d+)\.json$")
 
 
@@ -85,8 +90,9 @@ def render_turn(turn: IndexedTurn) -> str:
     # next to the turn number.
     speaker = f" ({turn.speaker})" if turn.speaker and turn.speaker.casefold() != turn.role.casefold() else ""
     block = f"[turn {turn.number}] {turn.role}{speaker}: {turn.text.strip()}"
-    if turn.context and turn.context.strip():
-        block += f"\n[context of turn {turn.number}]\n{turn.context.strip()}"
+    context = section_blocks(turn.context, CONTEXT_SECTIONS) if turn.context else ""
+    if context:
+        block += f"\n[context of turn {turn.number}]\n{context}"
     return block
 
 

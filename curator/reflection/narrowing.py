@@ -146,7 +146,7 @@ class BatchNarrowing:
     Applied to the ``batch_reflector`` schema: every item of ``new_facts`` and
     ``open_questions`` becomes "one of: a quote from turn N, then ``source_turns`` = [N]"
     (so the turn a fact cites is the turn its words were copied from); ids in
-    ``related_existing``, ``existing_id``, ``id_a`` and ``id_b`` may only be listed ids,
+    ``related_existing``, ``existing_file``, ``file_a`` and ``file_b`` may only be listed ids,
     and sections that need an id are empty when none was listed.
     """
 
@@ -187,8 +187,8 @@ class BatchNarrowing:
                                      "required": required, "properties": alt_props})
             prop["items"] = alternatives[0] if len(alternatives) == 1 else {"anyOf": alternatives}
         for section, keys in (
-            ("corrections", ("existing_id", "existing_file")),
-            ("connections", ("id_a", "id_b", "file_a", "file_b")),
+            ("corrections", ("existing_file",)),
+            ("connections", ("file_a", "file_b")),
         ):
             prop = _object_items(out, section)
             if prop is None:

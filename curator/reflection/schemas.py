@@ -1,8 +1,7 @@
 """Output schemas of the reflection jobs and strict parsers for what a model returns.
 
-The batch schema keeps seed 000 §4's field names (``existing_file``, ``file_a``,
-``file_b``); the parser also accepts the prompt files' id-named spellings (``existing_id``,
-``id_a``, ``id_b``). Either way the value is a document id, resolved by the gates.
+The batch schema has seed 000 §4's field names and only those (``existing_file``, ``file_a``,
+``file_b``); their value is a document id, resolved by the gates, never a path.
 
 Model output is untrusted input. The parsers never raise on bad content: the whole output is
 either parsed (possibly with items dropped or cleaned, each with a reason) or refused with a
@@ -300,10 +299,8 @@ class _Reader:
         if extra:
             self.notes.append(f"ignored unknown keys: {', '.join(short(k, 30) for k in extra[:5])}")
 
-    def text(self, key: str, *, required: bool = True, limit: int = MAX_TEXT, alias: str = "") -> str:
+    def text(self, key: str, *, required: bool = True, limit: int = MAX_TEXT) -> str:
         value = self.item.get(key, None)
-        if value is None and alias:
-            value = self.item.get(alias, None)
         if value is None:
             if required:
                 raise _ItemError(f"missing {key!r}")
@@ -428,10 +425,10 @@ def parse_batch_output(raw: str) -> BatchOutput:
             out.rejected.append(ItemRejection("new_facts", short(item), str(exc)))
     for item in _section(data, "corrections", out.notes):
         try:
-            r = _Reader(item, ("existing_file", "existing_id", "what_changed", "source_turns", "new_confidence_hint"))
+            r = _Reader(item, ("existing_file", "what_changed", "source_turns", "new_confidence_hint"))
             out.corrections.append(
                 Correction(
-                    r.text("existing_file", limit=MAX_REF, alias="existing_id"),
+                    r.text("existing_file", limit=MAX_REF),
                     r.text("what_changed"),
                     r.turns(),
                     r.choice("new_confidence_hint", CONFIDENCE_HINTS, "same"),
@@ -442,9 +439,9 @@ def parse_batch_output(raw: str) -> BatchOutput:
             out.rejected.append(ItemRejection("corrections", short(item), str(exc)))
     for item in _section(data, "connections", out.notes):
         try:
-            r = _Reader(item, ("file_a", "file_b", "id_a", "id_b", "relationship", "source_turns"))
+            r = _Reader(item, ("file_a", "file_b", "relationship", "source_turns"))
             out.connections.append(
-                Connection(r.text("file_a", limit=MAX_REF, alias="id_a"), r.text("file_b", limit=MAX_REF, alias="id_b"),
+                Connection(r.text("file_a", limit=MAX_REF), r.text("file_b", limit=MAX_REF),
                            r.text("relationship"), r.turns(), r.notes)
             )
         except _ItemError as exc:

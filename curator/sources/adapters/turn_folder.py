@@ -47,6 +47,23 @@ def split_sections(context: str) -> dict[int, str]:
     return sections
 
 
+def section_blocks(context: str, numbers: tuple[int, ...]) -> str:
+    """Only the sections ``numbers`` of a context.md, each with its heading line, in file order.
+
+    A context.md with no § headings is returned whole: it is some other record, not the
+    seed's, and cutting it would lose what it says.
+    """
+    matches = list(_SECTION_RE.finditer(context))
+    if not matches:
+        return context.strip()
+    kept = []
+    for i, match in enumerate(matches):
+        if int(match.group(1)) in numbers:
+            end = matches[i + 1].start() if i + 1 < len(matches) else len(context)
+            kept.append(context[match.start() : end].strip())
+    return "\n".join(kept)
+
+
 def find_validation(context: str) -> str:
     """APPROVE / REVISE / RETRY / FAIL named in §6 (validation), or ''."""
     section = split_sections(context).get(6, "")

@@ -89,32 +89,29 @@ def test_extra_keys_control_characters_and_huge_arrays_are_cleaned_with_notes() 
     assert "ignored unknown top-level keys: extra" in out.notes
 
 
-def test_id_spellings_of_the_prompt_files_are_accepted() -> None:
-    out = parse_batch_output(
-        json.dumps(
-            {
-                "corrections": [
-                    {
-                        "existing_id": "abc123def456",
-                        "what_changed": "x",
-                        "source_turns": [2],
-                        "new_confidence_hint": "up",
-                    }
-                ],
-                "connections": [
-                    {
-                        "id_a": "a1b2c3d4e5f6",
-                        "id_b": "f6e5d4c3b2a1",
-                        "relationship": "r",
-                        "source_turns": [3],
-                    }
-                ],
-            }
-        )
-    )
+def test_only_the_seed_field_names_are_read() -> None:
+    out = parse_batch_output(json.dumps({
+        "corrections": [{"existing_file": "abc123def456", "what_changed": "x", "source_turns": [2],
+                         "new_confidence_hint": "up"}],
+        "connections": [{"file_a": "a1b2c3d4e5f6", "file_b": "f6e5d4c3b2a1", "relationship": "r",
+                         "source_turns": [3]}],
+    }))
     assert out.corrections[0].existing_file == "abc123def456"
     assert out.corrections[0].new_confidence_hint == "same"
     assert out.connections[0].file_b == "f6e5d4c3b2a1"
+    old = parse_batch_output(json.dumps({"connections": [{"id_a": "a1b2c3d4e5f6", "id_b": "f6e5d4c3b2a1",
+                                                          "relationship": "r", "source_turns": [3]}]}))
+    assert not old.connections and old.rejected
+
+
+def test_the_batch_grammar_names_seed_fields_only() -> None:
+    from curator.reflection.prompts import load_prompt
+
+    schema = json.dumps(load_prompt("batch_reflector").output_schema)
+    for seed_name in ("existing_file", "file_a", "file_b", "related_existing", "source_turns"):
+        assert f'"{seed_name}"' in schema
+    for other in ("existing_id", "id_a", "id_b"):
+        assert f'"{other}"' not in schema
 
 
 def test_fenced_json_is_accepted() -> None:

@@ -1,0 +1,40 @@
+"""Seed rows that issue 24 re-opened, one test each, named for the seed and section."""
+
+from __future__ import annotations
+
+from fakes.reflection import USER, FakeTurns, ScriptedModel
+
+from curator.clock import ManualClock
+from curator.reflection.batch import BatchReflector
+from curator.reflection.batch_records import render_turn
+from curator.reflection.knowledge import VaultKnowledgeIndex
+from curator.vault.paths import VaultPaths
+from curator.vault.settings import Settings
+from curator.vault.store import DocumentStore
+
+CONTEXT_MD = (
+    "# Turn 7\n\n## §0 Original query\nWhich tent for the Dolomites?\n\n"
+    "## §1 Reflection\nworkingnote-one\n\n## §2 Gathered context\ngatheredword alpine huts\n\n"
+    "## §3 Plan\nplanword route: answer\n\n## §4 Tool log\ntoollogword\n\n## §5 Draft\ndraftword\n\n"
+    "## §6 Validation\nAPPROVE verdictword\n"
+)
+
+
+def test_seed000_s3_batch_reads_sections_0_2_3_6(vault: VaultPaths, store: DocumentStore, turns: FakeTurns,
+                                                 clock: ManualClock) -> None:
+    turns.add(7, "Which tent for the Dolomites?", context=CONTEXT_MD)
+    block = render_turn(turns.get(USER, 7))  # type: ignore[arg-type]
+    for kept in ("gatheredword", "planword", "verdictword", "Which tent"):
+        assert kept in block
+    for left in ("workingnote-one", "toollogword", "draftword"):
+        assert left not in block
+    model = ScriptedModel([{"new_facts": [], "corrections": [], "connections": [], "open_questions": []}])
+    BatchReflector(vault, store, turns, VaultKnowledgeIndex(store), model, Settings(), clock=clock,
+                   sleep=lambda s: None).run(USER, 0, trigger="turn_count", urgency_score=0.0)
+    shown = "\n".join(model.calls[0]["variables"]["turns"])
+    assert "planword" in shown and "draftword" not in shown
+
+
+def test_seed000_s3_a_context_without_sections_is_read_whole(turns: FakeTurns) -> None:
+    turns.add(3, "hello", context="free notes, no sections at all")
+    assert "free notes, no sections at all" in render_turn(turns.get(USER, 3))  # type: ignore[arg-type]
