@@ -332,7 +332,7 @@ class ReflectionService:
                 outcome["status"] = result.status
             return outcome
         if job.kind == "cycle":
-            return self.run_cycle(job.user_id, job.trigger or "manual")
+            return self.run_cycle(job.user_id, job.trigger or "manual", str(job.meta.get("session") or ""))
         turns = self._conversation_turns(job)
         if job.kind == "micro":
             trigger = {"silence": "silence", "session_end": "session_end",
@@ -352,9 +352,9 @@ class ReflectionService:
                            schedule=str(self.parts.settings["cycle.schedule"]), rejected=self.rejected,
                            prompts_vault=self.parts.paths.root)
 
-    def run_cycle(self, user_id: str, trigger: str = "manual") -> dict[str, Any]:
+    def run_cycle(self, user_id: str, trigger: str = "manual", session: str = "") -> dict[str, Any]:
         """Run one cycle now; it proposes (pending review) or says why it cannot run."""
-        outcome = self.cycle_runner().run(user_id, trigger)
+        outcome = self.cycle_runner().run(user_id, trigger, session)
         propose_fading(StagingArea(self.parts.store, self.parts.clock), self.parts.store, user_id,
                        [(str(m.get("memory_id", "")), float(m.get("score", 0.0))) for m in outcome.fading])
         plain = _plain(outcome)

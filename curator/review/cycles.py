@@ -103,7 +103,7 @@ class CycleReview:
         results = self.review.undo(user_id)
         if str(last.get("action", "")).startswith("cycle:"):
             rels = [str(s["rel"]) for s in last.get("steps", []) if s.get("op") == "file"]
-            self._commit(user_id, rels, str(last.get("doc_id", "")), "undo")
+            self._commit(user_id, rels, str(last.get("doc_id", "")), "undo", str(last.get("actor", "")))
         return results
 
     # ---- Internals
@@ -125,16 +125,16 @@ class CycleReview:
             if op.operation == "ARCHIVE" and op.target.startswith("Knowledge/"):
                 self.review.index.remove(op.entity)
         self.review.record_action(user_id, f"cycle:{action}", record.cycle_id, steps,
-                                  actor=f"reflection:{record.cycle_id}")
+                                  actor=records.actor(record))
         rels = [c.rel for c in changes]
-        commit = self._commit(user_id, rels, record.cycle_id, action)
+        commit = self._commit(user_id, rels, record.cycle_id, action, records.actor(record))
         self.review.emit("review.cycle", user_id, record.cycle_id, status=status)
         return CycleAnswer(record.cycle_id, status, [o.op_id for o in approved], [o.op_id for o in rejected], rels,
                            commit, f"cycle {record.cycle_id}: {action}, {len(approved)} operation(s) applied")
 
-    def _commit(self, user_id: str, rels: Sequence[str], cycle_id: str, action: str) -> str:
+    def _commit(self, user_id: str, rels: Sequence[str], cycle_id: str, action: str, actor: str) -> str:
         root = self.paths.user(user_id).root
         if not (self.git_commit or (self.paths.root / ".git").exists()):
             return ""
-        return cycle_apply.git_commit(self.paths.root, root, rels, f"reflection:{cycle_id}",
+        return cycle_apply.git_commit(self.paths.root, root, rels, actor or f"reflection:{cycle_id}",
                                       f"{action}: reflection cycle {cycle_id}", init=self.git_commit)

@@ -110,7 +110,11 @@ class CycleTrigger:
         blocked = self.ctx.blocked(user, "cycle", None, user.state.last_turn, f"{length} messages", now, True)
         if blocked is not None:
             return blocked
-        return [self.ctx.fire(user, "cycle", None, "session_end", why, self.scope(user), now)]
+        turn_range, meta = self.scope(user)
+        # Seed 001: an approved cycle is committed as ``reflection:SESSION_ID``; the session
+        # that ended is the one this cycle reflects.
+        return [self.ctx.fire(user, "cycle", None, "session_end", why, (turn_range, {**meta, "session": conversation}),
+                              now)]
 
     def evaluate_schedule(self, user: TriggerUser, now: float) -> list[TriggerDecision]:
         """The daily schedule: fires once per local day when its time was crossed."""

@@ -7,6 +7,7 @@ Status: ``pending`` until the person answers (never applied by itself), then ``a
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ class CycleRecord:
     user_id: str
     created_at: str
     trigger: str = "manual"
+    session: str = ""  # the conversation reflected on: the git actor is reflection:<session>
     status: str = "pending"
     milestone: str = ""
     plan: list[dict[str, str]] = field(default_factory=list)
@@ -65,6 +67,16 @@ class CycleRecord:
         ops = [Operation.from_dict(o) for o in data.pop("operations", [])]
         names = set(cls.__dataclass_fields__)
         return cls(operations=ops, **{k: v for k, v in data.items() if k in names})
+
+
+def actor(record: CycleRecord) -> str:
+    """Seed 001's audit actor ``reflection:SESSION_ID``; the cycle id when no session was read.
+
+    A conversation id is the client's (a file name, a UUID, a title): only characters a git
+    identity and a log line can carry are kept.
+    """
+    session = re.sub(r"[^\w.\-/:]+", "-", record.session).strip("-")[:80]
+    return f"reflection:{session or record.cycle_id}"
 
 
 def record_rel(cycle_id: str) -> str:

@@ -100,14 +100,16 @@ class CycleRunner:
         self.rejected = rejected if rejected is not None else RejectedMemory(paths, self.clock)
         self.prompts_vault = prompts_vault
 
-    def run(self, user_id: str, trigger: str = "manual") -> CycleOutcome:
+    def run(self, user_id: str, trigger: str = "manual", session: str = "") -> CycleOutcome:
+        """Propose one cycle. ``session`` is the conversation it reflects (a session that ended);
+        when none is given, the conversation of the newest turn it reads."""
         root = self.paths.user(user_id).root
         waiting = [r for r in all_records(root) if r.status == "pending"]
         if waiting:
             return CycleOutcome("blocked", waiting[-1].cycle_id,
                                 f"cycle {waiting[-1].cycle_id} still awaits review; answer it first")
         try:
-            record = self._run(user_id, root, trigger)
+            record = self._run(user_id, root, trigger, session)
         except ModelCancelled as exc:
             return CycleOutcome("cancelled", reason=str(exc))
         record_path = root / record_rel(record.cycle_id)
@@ -120,7 +122,7 @@ class CycleRunner:
 
     # ---- The phases
 
-    def _run(self, user_id: str, root: Path, trigger: str) -> CycleRecord:
+    def _run(self, user_id: str, root: Path, trigger: str, session: str = "") -> CycleRecord:
         now = self.clock.now()
         decay = DecayState.load(root / "memory/meta/decay-scores.json")
         reader = ScopeReader(root, lambda after: self.turns_after(user_id, after), self.model.count_tokens)
@@ -129,7 +131,8 @@ class CycleRunner:
         number = max([decay.reflection_count, *(r.number for r in all_records(root))]) + 1
         stamp = datetime.fromtimestamp(now).strftime("%Y%m%d-%H%M%S")
         record = CycleRecord(f"{stamp}-{number:04d}", number, user_id, iso(now), trigger=trigger,
-                             milestone=milestone(number), old_memory=inputs.core_memory)
+                             milestone=milestone(number), old_memory=inputs.core_memory,
+                             session=session or (inputs.turns[-1].conversation if inputs.turns else ""))
         budget = OutputBudget()
         self._survey(record, inputs, decay, budget)
         self._meta(record, inputs, budget)

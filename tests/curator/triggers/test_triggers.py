@@ -621,3 +621,5 @@ def test_explicit_end_session_of_a_long_conversation(engine: TriggerEngine, chat
     engine.on_turns("alice", chat.turns(5, conversation="c9"))
     engine.end_session("alice", "c9")
     assert [j.trigger for j in engine.queue.list() if j.kind == "cycle"] == ["session_end"]
+    # The session that ended is the cycle's SESSION_ID (its git actor, seed 001).
+    assert [j.meta.get("session") for j in engine.queue.list() if j.kind == "cycle"] == ["c9"]

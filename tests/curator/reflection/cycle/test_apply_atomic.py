@@ -61,13 +61,15 @@ def test_a_git_vault_gets_one_commit_per_cycle_by_the_reflection_actor(engine: E
     from dulwich.repo import Repo
 
     Repo.init(str(engine.paths.root)).close()
-    cycle_id = service.run_cycle("default")["cycle_id"]
+    cycle_id = service.run_cycle("default", "session_end", "chat <2026-11-22>.jsonl")["cycle_id"]
     review = service.cycle_review()
+    assert review.show("default", cycle_id).session == "chat <2026-11-22>.jsonl"
     answer = review.approve("default", cycle_id)
     repo = Repo(str(engine.paths.root))
     try:
         head = repo[repo.head()]
-        assert head.author.startswith(f"reflection:{cycle_id} ".encode())
+        # Seed 001: committed by reflection:SESSION_ID (the session's id made safe for git).
+        assert head.author.startswith(b"reflection:chat-2026-11-22-.jsonl <")
         assert head.message.decode().startswith(f"approve: reflection cycle {cycle_id}")
         assert answer.commit == repo.head().decode()
         changed = {p.decode() for p in repo.open_index()}

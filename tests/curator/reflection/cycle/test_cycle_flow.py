@@ -50,7 +50,9 @@ def test_cycle_proposes_then_applies_and_undoes(engine: Engine, service: Reflect
     assert decay.last_reflection == "2026-11-22T03:00:00Z" and decay.reflection_count == 1
     assert not (root / "pending-reflection.md").exists()
     log = review.review.undo_log("default")[-1]
-    assert log["actor"] == f"reflection:{record.cycle_id}" and log["action"] == "cycle:approve"
+    # Seed 001: the audit actor is reflection:SESSION_ID, the conversation the cycle reflected.
+    assert record.session and record.session != record.cycle_id
+    assert log["actor"] == f"reflection:{record.session}" and log["action"] == "cycle:approve"
 
     review.undo("default")
     after = {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()
