@@ -19,7 +19,13 @@ from dataclasses import dataclass, field
 
 EVOLUTION_CAP = 2_000
 RECENT_ENTRIES = 10
-LIST_CAPS = {"Active Threads": 5, "Confirmed Patterns": 7, "Revised Assumptions": 7, "Open Questions": 5}
+# Seed 001's pruning table gives each list a range: it may grow to the top between pruning
+# points, and is cut to the bottom at a milestone or when the file nears its token cap, so
+# that a pruned evolution.md has room to grow again before the next pruning.
+LIST_RANGES = {"Active Threads": (3, 5), "Confirmed Patterns": (5, 7), "Revised Assumptions": (5, 7),
+               "Open Questions": (3, 5)}
+LIST_CAPS = {name: high for name, (_low, high) in LIST_RANGES.items()}
+NEAR_CAP = 0.8
 LOG_FULL = 20
 LOG_PRUNE_AFTER = 50
 MILESTONES = {10: "First evolution summary: identify the initial patterns.",
@@ -150,8 +156,10 @@ def update_evolution(current: str, archive: str, entry: EvolutionEntry, count: C
     )
     evo.entries = [e for e in evo.entries if e[0] != entry.number] + [(entry.number, entry.render())]
     moved: list[str] = []
-    for name, limit in LIST_CAPS.items():
+    prune = bool(entry.milestone) or count(evo.render()) > cap * NEAR_CAP
+    for name, (low, high) in LIST_RANGES.items():
         items = evo.lists[name]
+        limit = low if prune else high
         while len(items) > limit:
             moved.append(f"- ({name}) {items.pop(0)}")
     while len(evo.entries) > RECENT_ENTRIES:

@@ -32,8 +32,9 @@ def test_sixty_cycles_keep_evolution_under_cap_and_log_at_twenty_full() -> None:
     parsed = Evolution.parse(evo)
     assert [n for n, _ in parsed.entries] == list(range(51, 61))
     assert parsed.total == 60 and parsed.milestones == [10, 25, 50]
+    # Ten full entries keep the file near its cap: every list is held at the bottom of its range.
     assert {k: len(v) for k, v in parsed.lists.items()} == {
-        "Active Threads": 5, "Confirmed Patterns": 7, "Revised Assumptions": 7, "Open Questions": 0}
+        "Active Threads": 3, "Confirmed Patterns": 5, "Revised Assumptions": 5, "Open Questions": 0}
     assert "## Reflection #1 —" in evo_archive and "## Reflection #50 —" in evo_archive
     assert full_entries(log) == 20
     assert "- #1-10: archived" in log
@@ -91,3 +92,17 @@ def test_memory_md_cap_drops_whole_lines_and_says_so() -> None:
     assert approx_tokens("\n".join(f"- {x}" for x in rewrite.sections["active_context"])) <= 1_000
     kept = rewrite.sections["active_context"]
     assert kept == sorted(kept, key=lines.index) and len(kept) > 10  # whole lines, in the model's order
+
+
+def test_lists_grow_to_the_top_of_their_range_and_are_cut_to_its_bottom_at_a_milestone() -> None:
+    evo = ""
+    small = lambda n: EvolutionEntry(n, "2026-01-01", n, 0, 1, "i", "", f"p{n}", f"a{n}", "", f"t{n}",  # noqa: E731
+                                     milestone(n))
+    for n in range(1, 10):  # nine ordinary, short entries: far below the token cap
+        evo, _archive = update_evolution(evo, "", small(n), approx_tokens)
+    sizes = {k: len(v) for k, v in Evolution.parse(evo).lists.items()}
+    assert sizes == {"Active Threads": 5, "Confirmed Patterns": 7, "Revised Assumptions": 7, "Open Questions": 0}
+    evo, archive = update_evolution(evo, "", small(10), approx_tokens)  # #10 is a milestone
+    sizes = {k: len(v) for k, v in Evolution.parse(evo).lists.items()}
+    assert sizes == {"Active Threads": 3, "Confirmed Patterns": 5, "Revised Assumptions": 5, "Open Questions": 0}
+    assert "(Active Threads) t6" in archive and "(Active Threads) t8" not in archive
