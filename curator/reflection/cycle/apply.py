@@ -2,8 +2,9 @@
 
 :func:`plan` turns a record and the person's decision into whole-file changes (MEMORY.md,
 graph and procedure files, archival moves, evolution.md and reflection-log.md with their
-archives, decay-scores.json, the record itself, the rejected-operation fingerprints, and the
-removal of pending-reflection.md). :func:`write_all` writes them behind an intent journal
+archives, decay-scores.json, the record itself, the rejected-operation fingerprints, the
+sub-agents' proposals it processed (out of memory/pending-memories.md), and the removal of
+pending-reflection.md). :func:`write_all` writes them behind an intent journal
 (``Logs/cycles/apply-journal.json`` holds every file's previous bytes): a failure half-way
 restores every file from it, and so does :func:`recover` after a crash. The returned undo
 steps (``op: file``) restore the exact previous bytes; ``ReviewEngine.undo`` runs them.
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from curator.reflection.cycle import graph
+from curator.reflection.cycle import graph, pending_memories
 from curator.reflection.cycle.core_memory import CAP_TOKENS
 from curator.reflection.cycle.decay import DecayState, iso
 from curator.reflection.cycle.logs import EvolutionEntry, log_entry, update_evolution, update_log
@@ -86,6 +87,13 @@ def plan(
     _logs(root, record, approved, files, current, status, count, reason)
     _decay(root, record, approved, files, current, now, count)
     _rejected(rejected, files, current, record, now)
+    if status != "rejected" and record.pending_memories:
+        cited = {label for op in approved for label in op.evidence}
+        results = pending_memories.outcome(record.pending_memories, cited)
+        files[pending_memories.PENDING_FILE] = pending_memories.remaining(
+            current(pending_memories.PENDING_FILE), list(results))
+        files[pending_memories.PROCESSED_FILE] = pending_memories.processed_text(
+            current(pending_memories.PROCESSED_FILE), record.number, record.created_at[:10], results)
     answered = CycleRecord.from_json(record.to_json())
     answered.status = status
     answered.decision = {"status": status, "approved": [o.op_id for o in approved],

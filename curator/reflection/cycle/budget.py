@@ -21,7 +21,8 @@ ALLOCATIONS: dict[str, int] = {
     "reflection_log": 2_000,
     "graph_index": 1_500,
     "entities": 5_000,
-    "episodes": 10_000,
+    "episodes": 9_000,
+    "pending_memories": 1_000,  # sub-agents' proposals in memory/pending-memories.md
     "procedures": 3_000,
     "memories": 3_000,  # approved Knowledge documents: this app's long-term facts
 }

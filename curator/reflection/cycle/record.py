@@ -48,6 +48,7 @@ class CycleRecord:
     calls: list[dict[str, Any]] = field(default_factory=list)
     inputs: dict[str, Any] = field(default_factory=dict)
     processed: dict[str, int] = field(default_factory=dict)
+    pending_memories: dict[str, str] = field(default_factory=dict)  # "pending N" -> the entry shown
     last_turn_read: int = 0
     last_episode_read: str | None = None
     next_scheduled: str = ""

@@ -147,6 +147,8 @@ class CycleRunner:
         record.inputs = as_plain(inputs)
         record.processed = {"episodes": len(inputs.turns) + len(inputs.day_logs), "entities": len(inputs.entities),
                             "procedures": len(inputs.procedures), "memories": len(inputs.memories)}
+        record.pending_memories = dict(inputs.pending)
+        record.processed["pending_memories"] = len(inputs.pending)
         record.last_turn_read = inputs.last_turn_read
         record.last_episode_read = inputs.last_episode_read
         record.next_scheduled = next_run(self.schedule, now)

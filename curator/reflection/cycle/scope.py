@@ -7,7 +7,8 @@ decay score above 0.3 (all of them on the first cycle, to build the graph); epis
 ``last_reflection`` - here the indexed turns numbered above the last cycle's last turn and
 daily logs ``memory/episodes/YYYY-MM-DD.md`` dated after ``last_reflection_episode`` (the
 first cycle reads the last 7 days only); and the approved ``Knowledge/`` documents, which are
-this app's long-term memories.
+this app's long-term memories; and ``memory/pending-memories.md``, what sub-agents proposed
+(:mod:`curator.reflection.cycle.pending_memories`).
 
 NEVER READ: anything else. :func:`readable` is the single gate every file read goes through:
 code and config files, JSON other than decay-scores.json, the chat client's transcripts
@@ -24,6 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from curator.reflection.cycle import pending_memories
 from curator.reflection.cycle.budget import Allotted, allot
 from curator.reflection.cycle.decay import DAY, DecayState, parse_iso
 from curator.sources.turns import IndexedTurn
@@ -97,6 +99,7 @@ class CycleInputs:
     turns: list[IndexedTurn] = field(default_factory=list)
     day_logs: dict[str, str] = field(default_factory=dict)
     memories: list[Memory] = field(default_factory=list)
+    pending: dict[str, str] = field(default_factory=dict)  # "pending N" -> a sub-agent's proposal
     allotted: dict[str, Allotted] = field(default_factory=dict)
     first_cycle: bool = True
     last_turn_read: int = 0
@@ -119,6 +122,7 @@ class CycleInputs:
             out[f"entity {name}"] = text
         for name, text in self.procedures.items():
             out[f"procedure {name}"] = text
+        out.update(self.pending)
         return out
 
     def episode_lines(self) -> list[str]:
@@ -131,6 +135,7 @@ class CycleInputs:
         lines = self.episode_lines() + [m.line() for m in self.memories]
         lines += [f"[entity {n}] {' '.join(t.split())}" for n, t in self.entities.items()]
         lines += [f"[procedure {n}] {' '.join(t.split())}" for n, t in self.procedures.items()]
+        lines += [f"[{label}] (proposed by a sub-agent) {text}" for label, text in self.pending.items()]
         return lines
 
 
@@ -162,6 +167,8 @@ class ScopeReader:
         inputs.procedures = self._folder(inputs, "procedures", "memory/procedures", live)
         self._episodes(inputs, decay, now)
         self._memories(inputs)
+        waiting = pending_memories.entries(read(self.root, pending_memories.PENDING_FILE))
+        inputs.pending = pending_memories.labelled(put("pending_memories", waiting))
         return inputs
 
     def _put(self, inputs: CycleInputs) -> Callable[[str, list[str]], list[str]]:

@@ -34,6 +34,7 @@ def render(record: CycleRecord) -> str:
     parts += _memory_changes(record)
     parts += _evolution(record)
     parts += _questions(record)
+    parts += _pending(record)
     parts += _footer(record)
     return "\n".join(parts) + "\n"
 
@@ -51,6 +52,16 @@ def _operation_sections(record: CycleRecord) -> list[str]:
         *items("ARCHIVE", "- {o.entity}: {o.content} (score: {o.score:.2f}) ({o.op_id})"), "",
         f"## {SECTION_TITLES[3]}", *items("FLAG", "- {o.content} ({o.op_id})"), "",
     ]
+
+
+def _pending(record: CycleRecord) -> list[str]:
+    """Sub-agents' proposals this cycle read: which an operation takes up, which it leaves."""
+    if not record.pending_memories:
+        return []
+    cited = {label for o in record.operations for label in o.evidence}
+    lines = [f"- {'taken up' if label in cited else 'not taken up (rejected on approval)'}: {text} ({label})"
+             for label, text in record.pending_memories.items()]
+    return ["### Sub-agent proposals (memory/pending-memories.md)", *lines, ""]
 
 
 def _memory_changes(record: CycleRecord) -> list[str]:
@@ -104,6 +115,7 @@ def _footer(record: CycleRecord) -> list[str]:
             f"**Memories processed**: {processed.get('episodes', 0)} episodes, "
             f"{processed.get('entities', 0)} entities, "
             f"{processed.get('procedures', 0)} procedures, {processed.get('memories', 0)} memories"
+            + (f", {processed['pending_memories']} sub-agent proposals" if processed.get("pending_memories") else "")
         ),
         "**Reflections reviewed**: Last 5 entries",
         f"**Next scheduled reflection**: {record.next_scheduled or 'not scheduled'}",
