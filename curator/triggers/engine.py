@@ -342,6 +342,7 @@ class TriggerEngine:
         if turn.role == "user":
             conv.last_user_message_at = max(conv.last_user_message_at, stamp)
             conv.user_messages_since_micro += 1
+            conv.user_messages_since_summary += 1
         conv.last_turn = turn.number
         conv.messages += 1
         conv.messages_since_summary += 1

@@ -45,6 +45,11 @@ class MicroTrigger:
         conv = user.state.conversations.get(name)
         if conv is None or conv.messages_since_micro == 0:
             return []
+        if not self.ctx.setting("micro.enabled"):
+            self._forget(conv)
+            return self.ctx.miss(user, "micro", name, "disabled",
+                                 f"micro [{label(name)}]: micro-reflections are off (micro.enabled)",
+                                 ("disabled",), now, record_misses)
         budget = self._budget()
         if pressure_only and conv.tokens_since_micro < budget:
             return []  # asked on every new turn: decide before reading or formatting anything
@@ -91,6 +96,10 @@ class MicroTrigger:
     def end_session(self, user: TriggerUser, name: str, now: float) -> TriggerDecision:
         """A client reported the session closed: fire if anything is new."""
         conv = user.state.conversations.get(name)
+        if conv is not None and not self.ctx.setting("micro.enabled"):
+            self._forget(conv)
+            return self.ctx.record(user, "micro", name, False, "disabled",
+                                   "micro: session ended, but micro-reflections are off (micro.enabled)", now=now)
         if conv is None or conv.messages_since_micro == 0:
             return self.ctx.record(user, "micro", name, False, "nothing_new",
                                    "micro: session ended but no new messages since the "
@@ -105,6 +114,12 @@ class MicroTrigger:
                                    f"{why}, but {pending[0].id} is still {pending[0].status}",
                                    now=now)
         return self.ctx.fire(user, "micro", name, code, why, self.scope(conv), now)
+
+    @staticmethod
+    def _forget(conv: ConversationState) -> None:
+        """Off means off: turns seen while micro-reflection is off are not owed one later."""
+        conv.messages_since_micro = conv.user_messages_since_micro = conv.tokens_since_micro = 0
+        conv.micro_from_turn = 0
 
     @staticmethod
     def scope(conv: ConversationState) -> Scope:
@@ -128,10 +143,12 @@ class MicroTrigger:
 
     def status(self, user: TriggerUser, name: str, conv: ConversationState, now: float
                ) -> StatusPart:
+        tag = label(name)
+        if not self.ctx.setting("micro.enabled"):
+            return StatusPart([f"micro [{tag}]: off (micro.enabled)"], [], {"micro_enabled": False})
         silence_limit, budget_f = self._limits()
         budget = int(budget_f)
         silent = max(0.0, now - conv.last_message_at)
-        tag = label(name)
         line = (f"micro [{tag}]: silent {format_duration(silent)} of "
                 f"{format_duration(silence_limit)}, ~{conv.tokens_since_micro}/{budget} tokens")
         upcoming: list[str] = []

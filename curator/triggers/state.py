@@ -34,6 +34,7 @@ class ConversationState:
     last_user_message_at: float = 0.0
     last_turn: int = 0
     messages_since_summary: int = 0
+    user_messages_since_summary: int = 0  # seed 002's gate counts the person's messages only
     summary_from_turn: int = 0
     last_summary_at: float = 0.0
     messages_since_micro: int = 0

@@ -1,8 +1,10 @@
 """The context-summary trigger (seed 002), per user and conversation.
 
-Fires when at least ``summary.min_messages`` (5) messages arrived since the last summary AND
-no user message came for ``summary.inactivity_minutes`` (5). Every new user message restarts
-the timer; when the job is done the count drops by what it covered.
+Fires when at least ``summary.min_messages`` (5) of the person's messages arrived since the
+last summary (seed 002 counts ``onUserMessage``; the assistant's replies do not count) AND no
+user message came for ``summary.inactivity_minutes`` (5). Every new user message restarts the
+timer; when the job is done the counts drop by what it covered. ``summary.enabled`` off: no
+summary is queued by itself (one asked for still runs), and the counts start again from zero.
 
 Why per conversation rather than per user: seed 002 summarises "the current context", which is
 one conversation's working context. A person may keep several conversations open (different
@@ -48,11 +50,16 @@ class SummaryTrigger:
         conv = user.state.conversations[name]
         if conv.messages_since_summary == 0:
             return []
+        if not self.ctx.setting("summary.enabled"):
+            conv.messages_since_summary = conv.user_messages_since_summary = conv.summary_from_turn = 0
+            return self.ctx.miss(user, "summary", name, "disabled",
+                                 f"summary [{label(name)}]: context summaries are off (summary.enabled)",
+                                 ("disabled",), now, True)
         min_msgs, limit = self._limits()
         inactive = self._inactive(conv, now)
-        counts = (f"{conv.messages_since_summary}/{min_msgs} messages, "
+        counts = (f"{conv.user_messages_since_summary}/{min_msgs} of your messages, "
                   f"inactive {format_duration(inactive)} of {format_duration(limit)}")
-        enough = conv.messages_since_summary >= min_msgs
+        enough = conv.user_messages_since_summary >= min_msgs
         quiet = inactive >= limit
         if not (enough and quiet):
             return self.ctx.miss(user, "summary", name, "below_threshold",
@@ -61,7 +68,7 @@ class SummaryTrigger:
         blocked = self.ctx.blocked(user, "summary", name, conv.last_turn, counts, now, True)
         if blocked is not None:
             return blocked
-        why = (f"summary [{label(name)}]: {conv.messages_since_summary} messages since the last "
+        why = (f"summary [{label(name)}]: {conv.user_messages_since_summary} of your messages since the last "
                f"summary and no user message for {format_duration(inactive)} "
                f"(>= {format_duration(limit)})")
         return [self.ctx.fire(user, "summary", name, "inactivity", why, self.scope(conv), now)]
@@ -70,7 +77,7 @@ class SummaryTrigger:
     def scope(conv: ConversationState) -> Scope:
         """The turns the next summary covers, and the count to drop when it is done."""
         first, count = conv.summary_from_turn, conv.messages_since_summary
-        meta: dict[str, Any] = {"messages": count}
+        meta: dict[str, Any] = {"messages": count, "user_messages": conv.user_messages_since_summary}
         return ((first, conv.last_turn) if count and first else None), meta
 
     @staticmethod
@@ -78,6 +85,8 @@ class SummaryTrigger:
         end = job.turn_range[1] if job.turn_range else None
         conv.messages_since_summary = max(
             0, conv.messages_since_summary - int(job.meta.get("messages", 0)))
+        conv.user_messages_since_summary = max(
+            0, conv.user_messages_since_summary - int(job.meta.get("user_messages", 0)))
         conv.summary_from_turn = (end + 1) if (conv.messages_since_summary and end) else 0
         conv.last_summary_at = now
 
@@ -86,21 +95,24 @@ class SummaryTrigger:
         min_msgs, limit = self._limits()
         inactive = self._inactive(conv, now)
         tag = label(name)
-        line = (f"summary [{tag}]: {conv.messages_since_summary}/{min_msgs} messages, "
+        if not self.ctx.setting("summary.enabled"):
+            return StatusPart([f"summary [{tag}]: off (summary.enabled)"], [], {"summary_enabled": False})
+        line = (f"summary [{tag}]: {conv.user_messages_since_summary}/{min_msgs} of your messages, "
                 f"inactive {format_duration(inactive)} of {format_duration(limit)}")
         upcoming: list[str] = []
         if self.ctx.queue.pending(kind="summary", user_id=user.id, conversation=name):
             upcoming.append(f"summary [{tag}]: a job is pending")
-        elif conv.messages_since_summary >= min_msgs:
+        elif conv.user_messages_since_summary >= min_msgs:
             upcoming.append(f"summary [{tag}]: in {format_duration(max(0.0, limit - inactive))} "
                             "if no new user message")
         elif conv.messages_since_summary:
-            more = min_msgs - conv.messages_since_summary
+            more = min_msgs - conv.user_messages_since_summary
             plural = "s" if more != 1 else ""
-            upcoming.append(f"summary [{tag}]: after {more} more message{plural}"
+            upcoming.append(f"summary [{tag}]: after {more} more message{plural} of yours"
                             f" and {format_duration(limit)} without a user message")
         data = {
             "messages_since_summary": conv.messages_since_summary,
+            "user_messages_since_summary": conv.user_messages_since_summary,
             "summary_min_messages": min_msgs,
             "inactive_seconds": inactive,
             "summary_inactivity_seconds": limit,

@@ -204,6 +204,13 @@ OPTIONS: tuple[Option, ...] = (
     ),
     # Context summaries (seed 002)
     _opt(
+        "summary.enabled",
+        bool,
+        True,
+        "Write a context summary when a conversation pauses (off: only when you ask for one).",
+        group="triggers",
+    ),
+    _opt(
         "summary.inactivity_minutes",
         float,
         5.0,
@@ -215,7 +222,8 @@ OPTIONS: tuple[Option, ...] = (
         "summary.min_messages",
         int,
         5,
-        "Messages since the last summary needed before a context summary.",
+        "Your messages since the last summary needed before a context summary (the "
+        "assistant's replies do not count).",
         minimum=1,
         group="triggers",
     ),
@@ -243,6 +251,14 @@ OPTIONS: tuple[Option, ...] = (
         group="reflection",
     ),
     # Micro-reflection (seed 003)
+    _opt(
+        "micro.enabled",
+        bool,
+        True,
+        "Run a micro-reflection when a conversation goes silent, ends or nears the model's "
+        "context (off: only when you ask for one).",
+        group="triggers",
+    ),
     _opt(
         "micro.silence_minutes",
         float,

@@ -185,10 +185,12 @@ def test_seen_turns_are_not_counted_twice(engine: TriggerEngine, chat: Chat) -> 
 def test_summary_needs_both_conditions(engine: TriggerEngine, chat: Chat,
                                        clock: ManualClock) -> None:
     engine.on_turns("alice", [chat.turn(), chat.turn(role="assistant"), chat.turn(),
-                              chat.turn(role="assistant")])
+                              chat.turn(role="assistant"), chat.turn(), chat.turn(role="assistant"),
+                              chat.turn(), chat.turn(role="assistant")])
     clock.advance(10 * 60)
-    assert fired(engine.tick(), "summary") == []  # 4 messages only, however quiet
-    engine.on_turns("alice", [chat.turn()])  # 5th message, and the timer restarts
+    # 8 messages but 4 of the person's only, however quiet: seed 002 counts user messages.
+    assert fired(engine.tick(), "summary") == []
+    engine.on_turns("alice", [chat.turn()])  # the person's 5th message, and the timer restarts
     clock.advance(4 * 60 + 59)
     assert fired(engine.tick(), "summary") == []  # 5 messages but not 5 minutes yet
     clock.advance(1)
@@ -196,8 +198,24 @@ def test_summary_needs_both_conditions(engine: TriggerEngine, chat: Chat,
     assert decision.code == "inactivity"
     assert decision.conversation == "c1"
     [job] = engine.queue.list(kind="summary")
-    assert job.conversation == "c1" and job.turn_range == (1, 5)
+    assert job.conversation == "c1" and job.turn_range == (1, 9)
     assert fired(engine.tick(), "summary") == []  # pending: not twice
+
+
+def test_summary_and_micro_switches_turn_them_off(engine: TriggerEngine, chat: Chat, clock: ManualClock,
+                                                  settings: Settings) -> None:
+    settings.set("summary.enabled", False)
+    settings.set("micro.enabled", False)
+    decisions = engine.on_turns("alice", chat.turns(12))
+    clock.advance(60 * 60)
+    decisions += engine.tick()
+    assert fired(decisions, "summary") == [] and fired(decisions, "micro") == []
+    assert {(d.trigger, d.code) for d in decisions if d.trigger in ("summary", "micro")} == {("summary", "disabled")}
+    assert engine.queue.list(kind="summary") == [] and engine.queue.list(kind="micro") == []
+    settings.set("summary.enabled", True)  # on again: only what comes after counts
+    engine.on_turns("alice", chat.turns(5))
+    clock.advance(10 * 60)
+    assert len(fired(engine.tick(), "summary")) == 1
 
 
 def test_each_user_message_restarts_the_summary_timer(engine: TriggerEngine, chat: Chat,
@@ -213,7 +231,7 @@ def test_each_user_message_restarts_the_summary_timer(engine: TriggerEngine, cha
 
 def test_summary_timer_counts_from_the_last_user_message(engine: TriggerEngine, chat: Chat,
                                                          clock: ManualClock) -> None:
-    engine.on_turns("alice", chat.turns(4))
+    engine.on_turns("alice", chat.turns(5))
     clock.advance(3 * 60)
     engine.on_turns("alice", [chat.turn(role="assistant")])  # a late reply is not the user
     clock.advance(2 * 60)
@@ -245,7 +263,7 @@ def test_summary_done_resets_by_what_it_covered(engine: TriggerEngine, chat: Cha
     engine.on_turns("alice", chat.turns(3))
     clock.advance(5 * 60)
     [decision] = fired(engine.tick(), "summary")
-    assert engine.queue.get(decision.job_id).meta == {"messages": 5}  # type: ignore[union-attr]
+    assert engine.queue.get(decision.job_id).meta == {"messages": 5, "user_messages": 5}  # type: ignore[union-attr]
 
 
 def test_summary_settings_are_honoured(tmp_path: Path, settings: Settings, clock: ManualClock,
@@ -460,10 +478,10 @@ def test_status_text(engine: TriggerEngine, chat: Chat, clock: ManualClock) -> N
                               chat.turn(role="assistant"), chat.turn(role="assistant")])
     status = engine.status("alice")
     assert status.lines[0] == "batch: 7/10 turns, urgency 3.5/5.0"
-    assert "summary [c1]: 7/5 messages, inactive 2m of 5m" in status.lines
+    assert "summary [c1]: 2/5 of your messages, inactive 2m of 5m" in status.lines
     assert "micro [c1]: silent 0s of 10m, " in status.text()
     assert "batch: after 3 more turns, or sooner if urgency exceeds 5.0" in status.next
-    assert "summary [c1]: in 2m if no new user message" in status.next
+    assert "summary [c1]: after 3 more messages of yours and 5m without a user message" in status.next
     assert status.lines[-1] == "jobs: 0 queued, 0 running"
     assert status.to_dict()["batch"]["urgency"] == pytest.approx(3.5)
     json.dumps(status.to_dict())
@@ -473,7 +491,7 @@ def test_status_shows_summary_message_count(engine: TriggerEngine, chat: Chat,
                                             clock: ManualClock) -> None:
     engine.on_turns("alice", chat.turns(3))
     clock.advance(2 * 60)
-    assert "summary [c1]: 3/5 messages, inactive 2m of 5m" in engine.status("alice").lines
+    assert "summary [c1]: 3/5 of your messages, inactive 2m of 5m" in engine.status("alice").lines
 
 
 def test_status_shows_next_scheduled_cycle(tmp_path: Path, settings: Settings) -> None:
