@@ -47,6 +47,15 @@ class TurnReads(Connections):
             params.append(limit)
         return [turn_from_row(r) for r in self.reader().execute(sql, params)]
 
+    def conversation_turns(self, user_id: str, conversation: str, *, up_to: int, limit: int) -> list[IndexedTurn]:
+        """The last ``limit`` active turns of one conversation numbered ``up_to`` or lower, oldest first."""
+        rows = self.reader().execute(
+            f"SELECT {TURN_COLUMNS} FROM turns WHERE user_id = ? AND number <= ? AND conversation = ? "
+            "AND status = 'active' ORDER BY number DESC LIMIT ?",
+            (user_id, up_to, conversation, limit),
+        )
+        return [turn_from_row(r) for r in rows][::-1]
+
     def file_turns(self, source_id: str, file: str, statuses: tuple[str, ...] = ("active",)) -> list[IndexedTurn]:
         """Turns read from one unit of a source, in position order."""
         marks = ",".join("?" * len(statuses))

@@ -375,6 +375,13 @@ class ReflectionService:
 
     def _conversation_turns(self, job: Job) -> list[IndexedTurn]:
         window = MICRO_WINDOW if job.kind == "micro" else SUMMARY_WINDOW
+        if job.kind == "summary" and job.conversation:
+            # Seed 002 summarises "the current context": everything of the conversation still in
+            # its working window, turns before the last summary included, not only what came
+            # since. The writer keeps the newest that fit its context budget.
+            last = job.turn_range[1] if job.turn_range else self.parts.index.max_number(job.user_id)
+            turns = self.parts.index.conversation_turns(job.user_id, job.conversation, up_to=last, limit=window)
+            return named_all(turns, self.person)
         if job.turn_range:
             first, last = job.turn_range
             turns = [t for t in self.parts.index.turns(job.user_id, after=first - 1, limit=last - first + 1)]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from fakes.reflection import USER, FakeTurns, ScriptedModel
 
 from curator.clock import ManualClock
@@ -38,3 +40,45 @@ def test_seed000_s3_batch_reads_sections_0_2_3_6(vault: VaultPaths, store: Docum
 def test_seed000_s3_a_context_without_sections_is_read_whole(turns: FakeTurns) -> None:
     turns.add(3, "hello", context="free notes, no sections at all")
     assert "free notes, no sections at all" in render_turn(turns.get(USER, 3))  # type: ignore[arg-type]
+
+
+def test_seed002_a_summary_covers_the_working_context_not_only_turns_since_the_last(tmp_path: Path) -> None:
+    import json
+
+    from fakes.scripted import ScriptedModel as RuntimeModel
+
+    from curator.engine import Engine
+    from curator.reflection.service import ReflectionService
+
+    chats = tmp_path / "chats"
+    chats.mkdir()
+    lines = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i} word{i}",
+              "created_at": f"2026-11-20T10:{i:02d}:00Z"} for i in range(10)]
+    (chats / "talk.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines), "utf-8")
+    seen: list[str] = []
+
+    def answer(messages: list[dict[str, str]]) -> str:
+        seen.append(messages[-1]["content"])
+        return "They talked about word1 and word9."
+
+    engine = Engine(tmp_path / "vault", clock=ManualClock(1_795_000_000.0))
+    try:
+        engine.add_source(chats, adapter="jsonl", user_id="default")
+        engine.scan_all()
+        engine.settings.set("reflection.writer", "model")
+        turns = engine.index.turns("default")
+        conversation = turns[0].conversation
+        service = ReflectionService(engine.reflection_parts(), runtime=RuntimeModel([answer]), sleep=lambda _s: None)
+        try:
+            # The last summary covered the first six messages; this one is due for the last four.
+            job, _created = service.queue.enqueue("summary", "default", reason="test", trigger="inactivity",
+                                        conversation=conversation, turn_range=(turns[6].number, turns[9].number))
+            claimed = service.queue.claim(["summary"])
+            assert claimed is not None and claimed.id == job.id
+            outcome = service.run_job(claimed)
+        finally:
+            service.close()
+    finally:
+        engine.close()
+    assert outcome["status"] == "completed", outcome
+    assert "word1" in seen[0] and "word9" in seen[0]  # turns before the last summary are in context
