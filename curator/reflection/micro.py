@@ -81,6 +81,36 @@ MIN_ENTRIES = 2
 MIN_TOTAL_CHARS = 80
 SUPERSEDES_MATCH = 0.8
 TRIGGERS = ("silence", "session_end", "context_pressure", "manual")
+# What the model reads instead of a trigger's code name (seed 003 writes "a text channel that
+# just went quiet"): a code like "silence" tells a small model nothing.
+TRIGGER_LABELS = {
+    "silence": "a chat that just went quiet",
+    "session_end": "a chat session that has ended",
+    "context_pressure": "a chat nearing the end of the model's context window",
+    "manual": "a chat the person asked you to reflect on",
+}
+# Seed 003 keeps facts about the bot itself only from voice sessions; every source this app
+# reads is a text chat, where "the assistant is helpful" is its default behaviour, not a memory.
+BOT_FACT_TRIGGERS: frozenset[str] = frozenset()
+
+
+def trigger_label(trigger: str) -> str:
+    """The words a prompt uses for ``trigger``."""
+    return TRIGGER_LABELS.get(trigger, TRIGGER_LABELS["manual"])
+
+
+def assistant_name(entries: Sequence[MicroEntry], default: str = "the assistant") -> str:
+    """The name the client gave the assistant or character in ``entries``, else ``default``.
+
+    SillyTavern, Open WebUI and others write the character's or model's name on each reply;
+    the most frequent such name is the bot the excerpt talks with.
+    """
+    from curator.reflection.rephrase import GENERIC_SPEAKERS
+
+    names = [inline(e.author, 80) for e in entries if e.is_bot and e.author.casefold() not in GENERIC_SPEAKERS]
+    if not names:
+        return default
+    return max(dict.fromkeys(names), key=names.count)
 
 
 @dataclass(frozen=True)
@@ -125,9 +155,14 @@ def normalise_quote(text: str) -> str:
 
 
 def entries_from_turns(turns: Sequence[IndexedTurn]) -> list[MicroEntry]:
-    """User and assistant turns as excerpt entries (system and tool turns are left out)."""
+    """User and assistant turns as excerpt entries in time order (system and tool turns are left out).
+
+    Seed 003 orders the excerpt by time: a client that appends late or a merge of several
+    files can index a message after one written later. A turn without a time of its own
+    carries the time before it, so it keeps its place.
+    """
     out = []
-    for turn in turns:
+    for turn in sorted(turns, key=lambda t: (t.timestamp, t.number)):
         if turn.status == "removed" or turn.role not in ("user", "assistant"):
             continue
         is_bot = turn.role == "assistant"
@@ -260,9 +295,10 @@ class MicroReflector:
             existing_facts = self.knowledge.search(user_id, query, limit=20)
         existing = list(existing_facts)
         max_facts = int(setting(self.settings, "micro.max_facts"))
+        bot_name = assistant_name(excerpt.entries, self.bot_name)
         variables: dict[str, Any] = {
-            "trigger": trigger,
-            "bot_name": self.bot_name,
+            "trigger": trigger_label(trigger),
+            "bot_name": bot_name,
             "author_names": ", ".join(authors),
             "max_facts": str(max_facts),
             "existing_facts": [f'[{d.doc_id}] "{" ".join(d.text.split())[:300]}"' for d in existing],
@@ -319,6 +355,9 @@ class MicroReflector:
         keys = {normalise_quote(fact.fact), "quote:" + normalise_quote(fact.evidence)} - {"quote:"}
         if keys & reading.seen:
             return Rejection(item.label(), "dedup", "repeats an earlier fact of the same reply")
+        if fact.subject == "bot" and reading.trigger not in BOT_FACT_TRIGGERS:
+            return Rejection(item.label(), "subject",
+                             "a fact about the assistant itself is kept from voice sessions only (seed 003)")
         grounded = self._ground(reading, fact, item)
         if isinstance(grounded, Rejection):
             return grounded
@@ -344,12 +383,18 @@ class MicroReflector:
         item.gates.append("evidence")
         subject_id = ""
         if fact.subject == "author":
-            # An unnamed author falls back to the only author (seed 003); a name that is not an
-            # author of the excerpt never does - that would pin someone else's fact on them.
+            # A name that is not an author of the excerpt falls back to the only author (seed
+            # 003), when the evidence is that author's own words: with several authors, or a
+            # quote from the assistant, it would pin someone else's words on them.
             name = fact.subject_name.strip().casefold()
             authors = reading.authors
             single_author = reading.name_to_id.get(authors[0].casefold()) if len(authors) == 1 else None
-            subject_id = reading.name_to_id.get(name, "") if name else (single_author or "")
+            theirs = any(not e.is_bot and quote in normalise_quote(e.content) for e in reading.excerpt.entries)
+            subject_id = reading.name_to_id.get(name, "") or (single_author if theirs else "") or ""
+            if subject_id and name and name not in reading.name_to_id:
+                item.notes.append(f"author {short(fact.subject_name, 30)!r} is not in the excerpt; "
+                                  f"the only author, {authors[0]}, said it")
+                fact.subject_name = authors[0]
             if not subject_id:
                 return Rejection(item.label(), "subject",
                                  f"author {short(fact.subject_name, 30)!r} is not in the excerpt")

@@ -213,8 +213,11 @@ def test_micro_evidence_subject_and_supersedes(vault: VaultPaths, store: Documen
     result = micro.run(USER, CHAT, trigger="silence", existing_facts=[diet])
     assert result.status == "completed"
     assert [(s.kind) for s in result.staged] == ["correction", "fact"]
+    # "Bob" is no author: the fact falls back to the only author (seed 003), whose words the
+    # quote is, and is then refused because the cited turn never names Bob.
     assert [(r.gate, r.reason) for r in result.rejections] == [
-        ("evidence", "evidence quote does not occur in the excerpt"), ("subject", "author 'Bob' is not in the excerpt")]
+        ("evidence", "evidence quote does not occur in the excerpt"),
+        ("keyword", "names, numbers or dates not in the cited turns: Bob")]
     correction = Document.load(vault.user(USER).root / result.staged[0].path)
     assert (correction.get("old_text"), correction.body.strip()) == ("Maya eats fish.", "Maya is vegetarian.")
     fact = Document.load(vault.user(USER).root / result.staged[1].path)
@@ -222,6 +225,31 @@ def test_micro_evidence_subject_and_supersedes(vault: VaultPaths, store: Documen
     call = model.calls[0]
     assert (call["defaults"].temperature, call["defaults"].max_tokens) == (0.2, 1200)
     assert call["variables"]["existing_facts"] == ['[diet00000old] "Maya eats fish."']
+
+
+def test_seed003_micro_excerpt_bot_name_trigger_and_author_fallback(vault: VaultPaths, store: DocumentStore,
+                                                                     clock: ManualClock) -> None:
+    from curator.reflection.micro import entries_from_turns
+
+    chat = entries(("Maya", "I'm vegetarian these days, and I am allergic to peanuts, so careful with recipes.", False),
+                   ("Seraphina", "Noted: vegetarian and no peanuts.", True))
+    model = ScriptedModel([{"facts": [
+        {**micro_fact("Maya is allergic to peanuts.", "allergic to peanuts"), "subjectName": "Maia"},
+        micro_fact("Seraphina is called Sera by Maya.", "Noted: vegetarian", subject="bot"),
+    ]}])
+    result = MicroReflector(vault, store, VaultKnowledgeIndex(store), model, clock=clock).run(USER, chat, "silence")
+    variables = model.calls[0]["variables"]
+    assert variables["trigger"] == "a chat that just went quiet"  # not the code name "silence"
+    assert variables["bot_name"] == "Seraphina"  # the character's name the client wrote
+    [staged] = result.staged  # the misspelt author falls back to the only author
+    assert Document.load(vault.user(USER).root / staged.path).get("subject_id") == USER
+    assert [(r.gate, "voice sessions only" in r.reason) for r in result.rejections] == [("subject", True)]
+    # The excerpt is in time order, whatever order the index gave the turns.
+    from dataclasses import replace
+
+    late = replace(FakeTurns().add(1, "written second"), timestamp=200.0)
+    early = replace(FakeTurns().add(2, "written first"), timestamp=100.0)
+    assert [e.content for e in entries_from_turns([late, early])] == ["written first", "written second"]
 
 
 def test_micro_skips_small_and_survives_bad_output(vault: VaultPaths, store: DocumentStore, clock: ManualClock) -> None:
