@@ -26,7 +26,7 @@ from curator.mcp.tools import index_document_file
 from curator.reflection.gates.fingerprints import RejectedMemory
 from curator.reflection.gates.quality import Proposal, QualityGates, confidence_for
 from curator.reflection.gates.untrusted import Flag, scan, source_flags
-from curator.reflection.knowledge import VaultKnowledgeIndex
+from curator.reflection.knowledge import IndexKnowledge
 from curator.review.staging import StagedDraft, StagingArea
 from curator.sources.turns import IndexedTurn
 from curator.vault.atomic import atomic_write_text
@@ -164,7 +164,7 @@ class InboxDrainer:
 
     def stage(self, proposal: AgentProposal) -> DrainResult:
         """Run the gates over one proposal and stage it when it passes."""
-        gates = QualityGates(proposal.user_id, _IndexTurns(self.index), VaultKnowledgeIndex(self.store),
+        gates = QualityGates(proposal.user_id, _IndexTurns(self.index), IndexKnowledge(lambda: self.index, self.store),
                              RejectedMemory(self.paths, self.clock), keyword_threshold=self.keyword_threshold)
         item = Proposal("fact" if proposal.kind == "preference" else proposal.kind, "agent", proposal.title,
                         proposal.content, proposal.category, list(proposal.source_turns))

@@ -80,6 +80,7 @@ MAX_ENTRY_CHARS = 240
 MIN_ENTRIES = 2
 MIN_TOTAL_CHARS = 80
 SUPERSEDES_MATCH = 0.8
+EXISTING_FACTS = 20
 TRIGGERS = ("silence", "session_end", "context_pressure", "manual")
 # What the model reads instead of a trigger's code name (seed 003 writes "a text channel that
 # just went quiet"): a code like "silence" tells a small model nothing.
@@ -290,9 +291,12 @@ class MicroReflector:
         authors = list(dict.fromkeys(e.author for e in excerpt.entries if not e.is_bot))
         name_to_id = {e.author.casefold(): e.author_id for e in excerpt.entries if not e.is_bot and e.author_id}
         if existing_facts is None:
+            # Seed 003 lists the facts already held about the excerpt's subjects (its authors,
+            # the assistant, lore); the excerpt's keywords only order them.
             turns = [e.turn for e in excerpt.entries if e.turn is not None]
             query = " ".join(top_keywords(turns)) if turns else " ".join(e.content for e in excerpt.entries[-5:])
-            existing_facts = self.knowledge.search(user_id, query, limit=20)
+            subjects = list(dict.fromkeys(e.author_id for e in excerpt.entries if not e.is_bot and e.author_id))
+            existing_facts = self.knowledge.about(user_id, subjects or [user_id], query, limit=EXISTING_FACTS)
         existing = list(existing_facts)
         max_facts = int(setting(self.settings, "micro.max_facts"))
         bot_name = assistant_name(excerpt.entries, self.bot_name)

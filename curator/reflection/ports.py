@@ -5,8 +5,8 @@ Ports (and what should satisfy each once the engine wires them):
 - :class:`TurnSource` - the SQLite index of turns (``curator.index.database``): look up a turn by its
   per-user number, list the turns after a number.
 - :class:`KnowledgeIndex` - search over approved ``Knowledge/`` documents only (staged items are
-  never searched). :class:`curator.reflection.knowledge.VaultKnowledgeIndex` is a file-based
-  implementation used until the SQLite index is wired.
+  never searched). The app passes :class:`curator.reflection.knowledge.IndexKnowledge`, over the
+  vault's one search index; ``VaultKnowledgeIndex`` scans files, for tests without an index.
 - :class:`DocumentIndex` - keeps the search index in step with review actions
   (``upsert`` after an approval, ``remove`` after a discard or an undo).
 - :class:`ModelClient` - the model runtime (``curator.llm``): one structured call by prompt
@@ -66,6 +66,11 @@ class KnowledgeIndex(Protocol):
 
     def get(self, user_id: str, doc_id: str) -> KnowledgeDoc | None:
         """The Knowledge document with this id, or None (the only way an id is resolved)."""
+        ...
+
+    def about(self, user_id: str, subject_ids: Sequence[str], query: str, limit: int = 20) -> list[KnowledgeDoc]:
+        """Facts whose subject is one of ``subject_ids`` (or the assistant, lore, or none),
+        most relevant to ``query`` first (seed 003's existing facts)."""
         ...
 
 

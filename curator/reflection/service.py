@@ -30,7 +30,7 @@ from curator.llm.runtime import JobHandle, ModelRuntime, Post, post_direct
 from curator.reflection.batch import BatchReflector
 from curator.reflection.cycle.runner import CycleRunner
 from curator.reflection.gates.fingerprints import RejectedMemory
-from curator.reflection.knowledge import VaultKnowledgeIndex
+from curator.reflection.knowledge import IndexKnowledge
 from curator.reflection.micro import MicroReflector, entries_from_turns
 from curator.reflection.narrowing import narrow
 from curator.reflection.people import NamedTurns, named_all
@@ -214,7 +214,7 @@ class ReflectionService:
                                         str(parts.settings["prompts.folder"]), self.bus)
         self.model.on_token = self._emit_token
         self.turns = IndexTurnSource(parts.current_index)
-        self.knowledge = VaultKnowledgeIndex(parts.store)
+        self.knowledge = IndexKnowledge(parts.current_index, parts.store)
         self.doc_index = parts.documents
         self.rejected = parts.rejected
         self.summaries = parts.summaries

@@ -82,3 +82,35 @@ def test_seed002_a_summary_covers_the_working_context_not_only_turns_since_the_l
         engine.close()
     assert outcome["status"] == "completed", outcome
     assert "word1" in seen[0] and "word9" in seen[0]  # turns before the last summary are in context
+
+
+def test_seed004_reflection_searches_knowledge_through_the_one_index(tmp_path: Path) -> None:
+    from curator.engine import Engine
+    from curator.reflection.knowledge import IndexKnowledge
+    from curator.vault.documents import Document
+    from curator.vault.paths import new_id
+
+    engine = Engine(tmp_path / "vault", clock=ManualClock(1_795_000_000.0))
+    try:
+        def add(title: str, body: str, area: str = "knowledge", **meta: object) -> Document:
+            doc = Document.new(doc_id=new_id(), kind="fact", title=title, body=body + "\n", **meta)
+            engine.document_changed(engine.store.create(doc, "default", area, "Facts"))
+            return doc
+
+        kayak = add("Kayak", "The user paddles a red kayak on the lake.")
+        staged = add("Kayak plan", "The user may buy a kayak.", area="staging")  # a proposal is never known
+        bob = add("Bob's kayak", "Bob paddles a kayak too.", subject="author", subject_id="bob")
+        lore = add("Lake rule", "Kayaks need a permit on the lake.", subject="lore")
+        # A file the index was never told about is not found by search: there is no second scan.
+        hidden = Document.new(doc_id=new_id(), kind="fact", title="Hidden kayak", body="A kayak nobody indexed.\n")
+        engine.store.create(hidden, "default", "knowledge", "Facts")
+        knowledge = IndexKnowledge(lambda: engine.index, engine.store)
+        found = [d.doc_id for d in knowledge.search("default", "kayak lake", limit=10)]
+        assert kayak.id in found and lore.id in found and bob.id in found
+        assert hidden.id not in found and staged.id not in found
+        assert knowledge.get("default", hidden.id) is not None  # an id still resolves
+        # Seed 003: the facts about the excerpt's subjects, not keyword hits about someone else.
+        about = [d.doc_id for d in knowledge.about("default", ["default"], "kayak", limit=20)]
+        assert kayak.id in about and lore.id in about and bob.id not in about
+    finally:
+        engine.close()
