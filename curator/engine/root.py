@@ -190,6 +190,29 @@ class Engine:
     def _on_turns(self, user_id: str, turns: list[IndexedTurn]) -> None:
         if self.triggers is not None and self.writer:
             self.triggers.on_turns(user_id, turns)
+        if self.writer:
+            self._record_validations(user_id, turns)
+
+    def _record_validations(self, user_id: str, turns: list[IndexedTurn]) -> None:
+        """Seed 004 §10: a validated turn that used approved documents changes their trust."""
+        verdicts = [t for t in turns
+                    if t.context and str(t.extra.get("validation") or "") in ("APPROVE", "RETRY", "FAIL")]
+        if not verdicts:
+            return
+        from curator.mcp.usage import UsageLog
+        from curator.review.lifecycle import cited_documents
+
+        usage = UsageLog(self.paths.root / "usage.sqlite")
+        try:
+            for turn in verdicts:
+                known = [i for i in cited_documents(turn.context)
+                         if (row := self.index.get_document(i)) is not None and row.area == "knowledge"
+                         and row.user_id == user_id]
+                # Recorded when read, not at the turn's own time: a demotion counts the failures
+                # since the scope last changed, and that is a time of this clock.
+                usage.record_uses(user_id, known, f"validation:{turn.extra['validation']}", self.clock.now())
+        finally:
+            usage.close()
 
     def _tick(self) -> None:
         # Runs on the watcher's worker thread every few seconds.
@@ -306,7 +329,12 @@ class Engine:
                                       promote_after=int(self.settings["lifecycle.promote_after_uses"]),
                                       ttl_days=float(self.settings["lifecycle.new_ttl_days"]))
                 for user_id in self.paths.user_ids():
-                    out[user_id] = lifecycle.run(user_id).to_dict()
+                    report = lifecycle.run(user_id)
+                    out[user_id] = report.to_dict()
+                    for doc_id in report.demoted:  # the scope filter must see the new scope
+                        doc = self.store.find(doc_id, user_id, areas=("knowledge",))
+                        if doc is not None and doc.path is not None:
+                            self.document_changed(doc.path)
             finally:
                 usage.close()
             archived = Archiver(self.index, self.paths).archive(

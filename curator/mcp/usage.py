@@ -10,6 +10,9 @@ Tables:
     proposals   when a promotion or a "still true?" question was put to the person for a
                 document (so a declined one is not asked again at once)
 
+A turn folder whose context.md §2 cites an approved document and whose §6 validation is
+APPROVE, RETRY or FAIL records ``validation:<verdict>`` as a use of it (seed 004 §10).
+
 Corrections, contradictions and scope changes are recorded on the document itself
 (``scope_changed_at``), where the lifecycle reads them (``curator.review.lifecycle``).
 """
@@ -23,6 +26,11 @@ from collections.abc import Iterable
 from pathlib import Path
 
 log = logging.getLogger(__name__)
+
+# Seed 004 §10: a turn that used a document and was validated APPROVE counts as a use; RETRY
+# and FAIL lower its trust; REVISE changes nothing (and is not recorded).
+VALIDATED = "validation:APPROVE"
+FAILED = ("validation:RETRY", "validation:FAIL")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS uses(
@@ -85,10 +93,20 @@ class UsageLog:
         return float(row[0]) if row and row[0] is not None else None
 
     def uses_since(self, doc_id: str, since: float | None) -> int:
-        """Uses of a document after ``since`` (exclusive; None: all of them)."""
+        """Uses of a document after ``since`` (exclusive; None: all of them); a failed
+        validation is no use."""
         with self._lock:
             row = self._conn.execute(
-                "SELECT COUNT(*) FROM uses WHERE doc_id = ? AND at > ?",
-                (doc_id, since if since is not None else float("-inf")),
+                "SELECT COUNT(*) FROM uses WHERE doc_id = ? AND at > ? AND how NOT IN (?, ?)",
+                (doc_id, since if since is not None else float("-inf"), *FAILED),
+            ).fetchone()
+        return int(row[0])
+
+    def failures_since(self, doc_id: str, since: float | None) -> int:
+        """Turns after ``since`` that used the document and failed validation (RETRY / FAIL)."""
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT COUNT(*) FROM uses WHERE doc_id = ? AND at > ? AND how IN (?, ?)",
+                (doc_id, since if since is not None else float("-inf"), *FAILED),
             ).fetchone()
         return int(row[0])

@@ -95,6 +95,12 @@ def provenance(
 def draft_for(item: Proposal, batch_id: int | None, origin: str, prov: dict[str, Any]) -> StagedDraft:
     """The staged form of a proposal that passed its gates."""
     fields = dict(item.fields)
+    # Seed 004 §4: a turn folder's first phase wrote the turn's purpose and data needs; a
+    # memory drawn from that turn keeps them (code fills them in otherwise, at staging).
+    for key in ("user_purpose", "data_requirements"):
+        value = next((t.extra.get(key) for t in item.cited if t.extra.get(key)), None)
+        if value and key not in fields:
+            fields[key] = value if key == "user_purpose" else list(value) if isinstance(value, list) else [str(value)]
     if item.kind == "fact":
         fields["related"] = item.ref_ids("related_existing")
     elif item.kind == "connection":

@@ -8,6 +8,10 @@
   promoted until the person approves it.
 - **Demotion**: an approved correction, or a contradiction resolved against a document,
   demotes it one step at once, inside the same review action (so it is undone with it).
+- **Validation** (seed 004 §10): a turn folder that used a document (its context.md §2 cites
+  the id) and was validated APPROVE counts as a use; RETRY or FAIL demotes a ``user`` or
+  ``global`` document one step at the next pass (recorded in its ``scope_history``, visible
+  in its history and undoable by a promotion); REVISE changes nothing.
 - **TTL**: a document approved with scope ``new`` gets ``expires_at`` (``lifecycle.new_ttl_days``).
   Past it, a ``recheck`` item ("still true?") is put in the queue; approving it renews the
   date, discarding it leaves the document as it is. Nothing expires silently.
@@ -18,6 +22,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +30,7 @@ from typing import Any
 from curator.clock import Clock, SystemClock, iso_utc, parse_iso
 from curator.mcp.usage import UsageLog
 from curator.review.staging import StagedDraft, StagingArea
+from curator.sources.adapters.turn_folder import split_sections
 from curator.vault.documents import Document
 from curator.vault.store import DocumentStore
 
@@ -76,13 +82,23 @@ def _history(doc: Document) -> list[Any]:
     return list(raw) if isinstance(raw, list) else []
 
 
+def cited_documents(context: str) -> list[str]:
+    """Document ids a turn's context.md §2 (what was gathered for it) cites, in order."""
+    gathered = split_sections(context).get(2, "")
+    return list(dict.fromkeys(_DOC_ID_IN_TEXT.findall(gathered)))
+
+
+_DOC_ID_IN_TEXT = re.compile(r"(?<![0-9a-z-])([0-9a-f]{12})(?![0-9a-z-])")
+
+
 @dataclass
 class LifecycleReport:
     promotions: list[str] = field(default_factory=list)  # staged item ids
     rechecks: list[str] = field(default_factory=list)
+    demoted: list[str] = field(default_factory=list)  # document ids
 
     def to_dict(self) -> dict[str, Any]:
-        return {"promotions": self.promotions, "rechecks": self.rechecks}
+        return {"promotions": self.promotions, "rechecks": self.rechecks, "demoted": self.demoted}
 
 
 class Lifecycle:
@@ -105,6 +121,8 @@ class Lifecycle:
         for _path, doc in self.store.iter_documents(user_id, "knowledge"):
             if not isinstance(doc, Document) or not doc.id:
                 continue
+            if self._maybe_demote(doc, now):
+                report.demoted.append(doc.id)
             if ("promotion", doc.id) not in pending:
                 item = self._maybe_promote(user_id, doc, now)
                 if item is not None:
@@ -120,6 +138,17 @@ class Lifecycle:
         marks = [parse_iso(str(doc.get("scope_changed_at") or "")), self.usage.last_proposal(doc.id, "promotion")]
         since = max((m for m in marks if m is not None), default=None)
         return self.usage.uses_since(doc.id, since)
+
+    def _maybe_demote(self, doc: Document, now: float) -> bool:
+        """A failed validation of a turn that used ``doc`` since its scope last changed."""
+        if doc.scope not in SCOPE_ORDER[1:]:
+            return False
+        failures = self.usage.failures_since(doc.id, parse_iso(str(doc.get("scope_changed_at") or "")))
+        if not failures:
+            return False
+        doc.meta.update(demotion_meta(doc, now, f"{failures} turn(s) that used it failed validation"))
+        self.store.update(doc, action="demote after failed validation")
+        return True
 
     def _maybe_promote(self, user_id: str, doc: Document, now: float) -> Document | None:
         to = next_scope(doc.scope)

@@ -119,6 +119,46 @@ def content_types(kind: str, category: str, text: str) -> list[str]:
     return types
 
 
+# Seed 004's ``user_purpose`` is the turn's purpose as its pipeline's first phase wrote it; a
+# turn folder's metadata.json carries it and reflection copies it. A chat has no such phase, so
+# code states what the memory is for, by kind, with its topic.
+_PURPOSES: Mapping[str, str] = {
+    "fact": "remember what the person said about themselves",
+    "correction": "keep a remembered fact up to date",
+    "contradiction": "settle two memories that disagree",
+    "connection": "link two memories",
+    "question": "keep a question the person left open",
+    "pattern": "remember a habit or routine of the person",
+    "procedure": "remember how something is done",
+    "insight": "keep what a reflection learned",
+    "reflection": "recall where a conversation stood",
+    "summary": "recall where a conversation stood",
+}
+_DATED = frozenset({"today", "tomorrow", "tonight", "yesterday", "week", "weekend", "month", "year", "next",
+                    "last", "soon", "until"})
+
+
+def user_purpose(kind: str, topic: str) -> str:
+    """What a memory of ``kind`` about ``topic`` is for, in words."""
+    purpose = _PURPOSES.get(kind, "remember what was said")
+    return f"{purpose} ({topic})" if topic and topic != "general" else purpose
+
+
+def data_requirements(kind: str, types: list[str], text: str) -> list[str]:
+    """Seed 004's data-need flags, for a memory: what a reader of it must bear in mind."""
+    words = set(tokenize(text))
+    flags = []
+    if "preference" in types:
+        flags.append("user_preference")
+    if kind in ("fact", "correction", "pattern", "contradiction"):
+        flags.append("personal_fact")
+    if words & _DATED or any(w.isdigit() and len(w) == 4 for w in words):
+        flags.append("time_sensitive")  # a date or "next week": it may not hold for long
+    if kind in ("reflection", "summary"):
+        flags.append("conversation_context")
+    return flags
+
+
 def _number(value: Any, default: float) -> float:
     try:
         return float(value)
@@ -158,4 +198,9 @@ def describe(meta: dict[str, Any], title: str, body: str) -> None:
         meta["primary_topic"] = primary_topic(text)
     if not meta.get("content_types"):
         meta["content_types"] = content_types(kind, str(meta.get("category") or ""), text)
+    if not meta.get("user_purpose"):
+        meta["user_purpose"] = user_purpose(kind, str(meta.get("primary_topic") or ""))
+    if not meta.get("data_requirements"):
+        types = meta["content_types"] if isinstance(meta.get("content_types"), list) else []
+        meta["data_requirements"] = data_requirements(kind, [str(t) for t in types], text)
     meta["quality"] = quality(meta)

@@ -182,7 +182,7 @@ class TurnFolderAdapter(Adapter):
         if isinstance(quality, (int, float)) and not isinstance(quality, bool):
             extra["quality"] = float(quality)
         for key in ("topic", "keywords", "intent", "content_type", "tools_used", "user_feedback_status",
-                    "route", "planner_route"):
+                    "route", "planner_route", "user_purpose", "data_requirements"):
             if key in metadata:
                 extra[key] = metadata[key]
         extra["has_prior_findings"] = (unit / "prior_findings.md").is_file()

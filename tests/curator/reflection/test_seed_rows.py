@@ -114,3 +114,49 @@ def test_seed004_reflection_searches_knowledge_through_the_one_index(tmp_path: P
         assert kayak.id in about and lore.id in about and bob.id not in about
     finally:
         engine.close()
+
+
+def test_seed004_validation_of_a_turn_that_used_a_document_changes_its_trust(tmp_path: Path) -> None:
+    from curator.engine import Engine
+    from curator.mcp.usage import UsageLog
+    from curator.vault.documents import Document
+    from curator.vault.paths import new_id
+
+    folders = tmp_path / "turns"
+    engine = Engine(tmp_path / "vault", clock=ManualClock(1_795_000_000.0))
+    try:
+        def approved(title: str, scope: str) -> Document:
+            doc = Document.new(doc_id=new_id(), kind="fact", title=title, body=title + ".\n", scope=scope,
+                               approved_at="2026-11-01T10:00:00Z", scope_changed_at="2026-11-01T10:00:00Z")
+            engine.document_changed(engine.store.create(doc, "default", "knowledge", "Facts"))
+            return doc
+
+        good = approved("The user rides a cargo bike", "user")
+        bad = approved("The user lives in Porto", "global")
+        revised = approved("The user likes figs", "user")
+        for n, (doc, verdict) in enumerate([(good, "APPROVE"), (bad, "FAIL"), (revised, "REVISE")], 1):
+            unit = folders / f"turn_{n:06d}"
+            unit.mkdir(parents=True)
+            (unit / "context.md").write_text(
+                f"## §0 Query\nquestion {n}\n\n## §2 Gathered context\n- [{doc.id}] {doc.title}\n\n"
+                f"## §6 Validation\n{verdict}\n", "utf-8")
+            (unit / "response.md").write_text(f"answer {n}\n", "utf-8")
+            (unit / "metadata.json").write_text('{"timestamp": "2026-11-20T10:00:00Z"}', "utf-8")
+        engine.add_source(folders, adapter="turn_folder", user_id="default")
+        engine.scan_all()
+        usage = UsageLog(engine.paths.root / "usage.sqlite")
+        try:
+            assert (usage.uses_since(good.id, None), usage.failures_since(bad.id, None)) == (1, 1)
+            assert usage.uses_since(revised.id, None) == 0 and usage.failures_since(revised.id, None) == 0
+        finally:
+            usage.close()
+        report = engine.run_lifecycle()
+        assert report["default"]["demoted"] == [bad.id]
+        after = engine.store.find(bad.id, "default", areas=("knowledge",))
+        assert after is not None and after.scope == "user"
+        assert after.get("scope_history")[-1]["why"].endswith("failed validation")
+        assert engine.store.find(good.id, "default", areas=("knowledge",)).scope == "user"  # type: ignore[union-attr]
+        assert engine.index.get_document(bad.id).scope == "user"  # type: ignore[union-attr]
+        assert engine.run_lifecycle()["default"]["demoted"] == []  # once per failure, not at every pass
+    finally:
+        engine.close()

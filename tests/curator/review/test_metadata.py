@@ -72,3 +72,33 @@ def test_search_ranks_equal_relevance_by_quality(tmp_path: Path) -> None:
         assert [h.id for h in hits] == [high["id"], low["id"]]
     finally:
         engine.close()
+
+
+def test_user_purpose_and_data_requirements_are_filled() -> None:
+    meta: dict = {"kind": "fact", "confidence": 0.6}
+    describe(meta, "Peanuts", "Maya is allergic to peanuts and moves to Porto next month.")
+    assert meta["user_purpose"] == "remember what the person said about themselves (health.diet.peanuts)"
+    assert meta["data_requirements"] == ["user_preference", "personal_fact", "time_sensitive"]
+    summary: dict = {"kind": "reflection"}
+    describe(summary, "Context summary", "They planned the trip.")
+    assert summary["user_purpose"].startswith("recall where a conversation stood")
+    assert summary["data_requirements"] == ["conversation_context"]
+    # What a turn folder's first phase wrote is kept.
+    kept = {"kind": "fact", "user_purpose": "compare laptops for video editing", "data_requirements": ["pricing"]}
+    describe(kept, "Laptop", "The user edits video.")
+    assert (kept["user_purpose"], kept["data_requirements"]) == ("compare laptops for video editing", ["pricing"])
+
+
+def test_a_memory_from_a_turn_folder_keeps_the_turns_purpose() -> None:
+    from fakes.reflection import FakeTurns
+
+    from curator.reflection.gates.quality import Proposal
+    from curator.reflection.pipeline import draft_for
+
+    turn = FakeTurns().add(4, "I edit 4K video.", extra={"user_purpose": "choose a laptop for video editing",
+                                                          "data_requirements": ["needs_specs"]})
+    item = Proposal("fact", "new_facts", "Video", "Maya edits 4K video.", "Facts", [4])
+    item.cited = [turn]
+    draft = draft_for(item, 1, "batch", {})
+    assert draft.fields["user_purpose"] == "choose a laptop for video editing"
+    assert draft.fields["data_requirements"] == ["needs_specs"]
