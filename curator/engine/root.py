@@ -327,10 +327,13 @@ class Engine:
             try:
                 lifecycle = Lifecycle(self.store, usage, self.clock,
                                       promote_after=int(self.settings["lifecycle.promote_after_uses"]),
-                                      ttl_days=float(self.settings["lifecycle.new_ttl_days"]))
+                                      ttl_days=float(self.settings["lifecycle.new_ttl_days"]),
+                                      expire=self.settings["lifecycle.new_expiry"] == "expire")
                 for user_id in self.paths.user_ids():
                     report = lifecycle.run(user_id)
                     out[user_id] = report.to_dict()
+                    for doc_id in report.expired:  # out of search with the file
+                        self.documents.remove(doc_id)
                     for doc_id in report.demoted:  # the scope filter must see the new scope
                         doc = self.store.find(doc_id, user_id, areas=("knowledge",))
                         if doc is not None and doc.path is not None:

@@ -13,8 +13,10 @@
   ``global`` document one step at the next pass (recorded in its ``scope_history``, visible
   in its history and undoable by a promotion); REVISE changes nothing.
 - **TTL**: a document approved with scope ``new`` gets ``expires_at`` (``lifecycle.new_ttl_days``).
-  Past it, a ``recheck`` item ("still true?") is put in the queue; approving it renews the
-  date, discarding it leaves the document as it is. Nothing expires silently.
+  Past it, by default (``lifecycle.new_expiry: ask``) a ``recheck`` item ("still true?") is put
+  in the queue; approving it renews the date, discarding it leaves the document as it is.
+  With ``expire`` the document goes to the trash instead, seed 004's TTL (restorable; a pinned
+  one never expires).
 
 ``lifecycle_pass`` runs on the vault's writer (the app's watcher tick, ``curator lifecycle``).
 """
@@ -96,16 +98,22 @@ class LifecycleReport:
     promotions: list[str] = field(default_factory=list)  # staged item ids
     rechecks: list[str] = field(default_factory=list)
     demoted: list[str] = field(default_factory=list)  # document ids
+    expired: list[str] = field(default_factory=list)  # document ids moved to the trash
 
     def to_dict(self) -> dict[str, Any]:
-        return {"promotions": self.promotions, "rechecks": self.rechecks, "demoted": self.demoted}
+        return {"promotions": self.promotions, "rechecks": self.rechecks, "demoted": self.demoted,
+                "expired": self.expired}
 
 
 class Lifecycle:
     """Proposes promotions and "still true?" rechecks for one vault (run by the writer)."""
 
     def __init__(self, store: DocumentStore, usage: UsageLog, clock: Clock | None = None, *,
-                 promote_after: int = DEFAULT_PROMOTE_AFTER, ttl_days: float = DEFAULT_TTL_DAYS) -> None:
+                 promote_after: int = DEFAULT_PROMOTE_AFTER, ttl_days: float = DEFAULT_TTL_DAYS,
+                 expire: bool = False) -> None:
+        """``expire``: a ``new`` document past its TTL goes to the trash (seed 004) instead of
+        being asked about."""
+        self.expire = expire
         self.store = store
         self.usage = usage
         self.clock = clock or SystemClock()
@@ -127,6 +135,13 @@ class Lifecycle:
                 item = self._maybe_promote(user_id, doc, now)
                 if item is not None:
                     report.promotions.append(item.id)
+            if self.expire:
+                due = self.expires_at(doc)
+                if due is not None and now >= due and not doc.get("pinned"):
+                    self.store.trash(doc, f"expired: 'new' for {self.ttl_days:g} days without being confirmed "
+                                          "(lifecycle.new_expiry)")
+                    report.expired.append(doc.id)
+                    continue
             if ("recheck", doc.id) not in pending:
                 item = self._maybe_recheck(user_id, doc, now)
                 if item is not None:

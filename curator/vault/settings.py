@@ -346,6 +346,16 @@ OPTIONS: tuple[Option, ...] = (
         group="lifecycle",
     ),
     _opt(
+        "lifecycle.new_expiry",
+        str,
+        "ask",
+        "What happens to a 'new' document past its days: ask ('still true?' in the review queue; "
+        "nothing expires by itself) or expire (it goes to the trash, where it can be restored; "
+        "seed 004's TTL).",
+        choices=("ask", "expire"),
+        group="lifecycle",
+    ),
+    _opt(
         "archive.after_days",
         float,
         30.0,

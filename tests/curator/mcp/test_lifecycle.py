@@ -154,6 +154,28 @@ def test_a_new_document_expires_into_a_still_true_question_never_a_deletion(worl
     assert world.doc(doc_id).scope == "new"
 
 
+def test_with_expiry_on_a_new_document_past_its_days_goes_to_the_trash(world: World) -> None:
+    """Seed 004's TTL, offered as the setting lifecycle.new_expiry = expire."""
+    doc_id = world.approve_new("Hamster", "Biscuit the hamster eats sunflower seeds in the evening.")
+    kept = world.approve_new("Cello", "The person practises the cello every Tuesday.")
+    pinned = world.doc(kept)
+    pinned.meta["pinned"] = True
+    world.engine.store.update(pinned)
+    expiring = Lifecycle(world.engine.store, world.usage, world.clock, ttl_days=10.0, expire=True)
+    world.clock.advance(9 * DAY)
+    assert expiring.run("default").expired == []
+    world.clock.advance(2 * DAY)
+    report = expiring.run("default")
+    # It expired without a question; the pinned one is asked "still true?", never expired.
+    assert report.expired == [doc_id] and len(report.rechecks) == 1
+    assert world.engine.store.find(doc_id, "default", areas=("knowledge",)) is None
+    [entry] = [e for e in world.engine.store.list_trash("default") if e.doc_id == doc_id]
+    assert "lifecycle.new_expiry" in entry.reason
+    world.engine.store.restore(entry)  # nothing is lost: the trash gives it back
+    assert world.doc(doc_id).body.startswith("Biscuit")
+    assert world.doc(kept).scope == "new"  # pinned: never expires
+
+
 def test_a_contradiction_resolved_against_a_document_demotes_it(world: World) -> None:
     from curator.review.staging import file_hash
 
