@@ -172,10 +172,15 @@ class TurnFolderAdapter(Adapter):
         if stamp is None:
             # Only for ordering; the turn is marked time-unknown below, never shown as its time.
             stamp = (unit / "response.md").stat().st_mtime
-        conversation = str(metadata.get("session_id") or "") or (
+        # Seed 004 §11: ``session_id`` names the user, not a conversation (its pipeline has no
+        # session lifecycle). It is kept with the turn; the conversation is one the metadata
+        # names, else the folder the turns sit in (one folder per user or chat, as they are laid out).
+        conversation = str(metadata.get("conversation_id") or metadata.get("conversation") or "") or (
             Path(where).parent.as_posix() if Path(where).parent.as_posix() != "." else "turns"
         )
         extra: dict[str, Any] = {"folder_turn": folder_number}
+        if metadata.get("session_id"):
+            extra["session_id"] = str(metadata["session_id"])[:200]  # the user identity (seed 004 §11)
         validation = str(metadata.get("validation_result") or metadata.get("validation") or "")
         extra["validation"] = validation.upper() or find_validation(context)
         quality = metadata.get("quality_score", metadata.get("quality"))

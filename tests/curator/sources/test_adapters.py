@@ -132,7 +132,9 @@ def test_turn_folder_gives_query_and_response_with_context_and_metadata(tmp_path
     assert "§2 Gathered context" in query.context
     assert (response.role, response.text, response.position) == ("assistant", "A Syrian hamster.", 15)
     assert query.extra["quality"] == 0.9 and query.extra["validation"] == "APPROVE"
-    assert query.extra["topic"] == "pet.hamster" and query.conversation == "u1"
+    # Seed 004 §11: session_id is the user's identity, kept with the turn, not the conversation.
+    assert query.extra["topic"] == "pet.hamster" and query.extra["session_id"] == "u1"
+    assert query.conversation == "turns"
     assert query.timestamp == 1_770_400_000
 
 
