@@ -15,7 +15,8 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
                               help="serve memory_search / memory_retrieve / memory_save to a chat client (stdio MCP)")
     p.add_argument("--user", default="default", help="the user whose memory is served")
     p.add_argument("--print-config", metavar="CLIENT", dest="print_config",
-                   help="print the configuration for lmstudio, jan, claude-desktop, claude-code or openwebui")
+                   help="print the configuration for lmstudio, jan, claude-desktop, claude-code, cursor, "
+                        "vscode or openwebui")
     p.set_defaults(handler=cmd_mcp)
 
 

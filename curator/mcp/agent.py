@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from curator.mcp.inbox import (
     new_proposal_id,
     valid_category,
 )
+from curator.mcp.served import served_flags
 from curator.mcp.usage import UsageLog
 from curator.vault.documents import SCOPES, Document, DocumentError
 from curator.vault.lock import VaultLock, VaultLockedError
@@ -55,6 +57,22 @@ class Limits:
 
 
 LIMITS = Limits()
+
+
+TITLE_WORDS = 60  # characters of the content a missing title takes
+
+
+def title_from(content: str) -> str:
+    """A title from a memory's text: its first sentence, cut at a word within 60 characters."""
+    first = re.split(r"(?<=[.!?。！？])\s", " ".join(content.split()), maxsplit=1)[0].rstrip(".!?。！？")
+    if len(first) <= TITLE_WORDS:
+        return first
+    cut = first[:TITLE_WORDS].rsplit(" ", 1)[0] if " " in first[:TITLE_WORDS] else first[:TITLE_WORDS]
+    return cut.rstrip(",;:") + "…"
+
+
+def _marked(flags: list[Any]) -> dict[str, Any]:
+    return {"flagged": bool(flags), "flags": flags}
 
 
 class AgentInputError(ValueError):
@@ -92,8 +110,14 @@ class AgentMemory:
 
     def search(self, query: str, *, types: list[str] | None = None, topic: str | None = None,
                scope: str | None = None, min_quality: float | None = None, freshness_days: float | None = None,
-               limit: int = 10, include_archived: bool = False) -> list[dict[str, Any]]:
-        """Ranked results (turns, summaries, approved knowledge) with their provenance and status."""
+               limit: int = 10, include_archived: bool = False, include_flagged: bool = False
+               ) -> list[dict[str, Any]]:
+        """Ranked results (turns, summaries, approved knowledge) with their provenance and status.
+
+        Every result says whether the curator flagged it (``flagged``, ``flags``). A flagged turn
+        (instruction-like, invisible characters, hidden markup) is left out unless
+        ``include_flagged``; then it comes with its flags.
+        """
         query = _text(query, "query", LIMITS.query, required=True)
         kinds = tuple(_text(t, "type", LIMITS.keyword) for t in (types or [])[: LIMITS.keywords] if t)
         topic = _text(topic, "topic", LIMITS.topic) or None
@@ -103,12 +127,14 @@ class AgentMemory:
             raise AgentInputError("quality must be between 0 and 1")
         if freshness_days is not None and float(freshness_days) <= 0:
             raise AgentInputError("freshness_days must be positive")
-        limit = max(1, min(int(limit), LIMITS.results))
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= LIMITS.results:
+            raise AgentInputError(f"limit must be a whole number from 1 to {LIMITS.results}")
         since = self.clock.now() - float(freshness_days) * 86400.0 if freshness_days is not None else None
         filters = SearchFilters(user_id=self.user_id, kinds=kinds, topic=topic, scope=scope,
                                 min_quality=min_quality, since=since)
-        hits = search(self.index, query, filters, limit)
-        results = [self._result(h) for h in hits]
+        # Over-fetch: flagged turns left out must not leave the agent with fewer results.
+        hits = search(self.index, query, filters, limit if include_flagged else limit * 2 + 5)
+        results = [r for r in (self._result(h) for h in hits) if include_flagged or not r["flagged"]][:limit]
         if include_archived:
             results += [dict(r, archived=True) for r in archived_search(self.index, query, filters, limit)]
             results.sort(key=lambda r: -float(r.get("score") or 0.0))
@@ -124,7 +150,7 @@ class AgentMemory:
                 "scope": None, "confidence": None, "quality": hit.quality,
                 "created": iso_utc(hit.timestamp) if hit.timestamp is not None else None,
                 "source_turns": [hit.number], "score": round(hit.score, 4), "role": hit.role,
-                "conversation": hit.provenance.get("conversation"),
+                "conversation": hit.provenance.get("conversation"), **self._turn_flags(hit.number),
             }
         if hit.item_type == "archive":
             return {
@@ -132,6 +158,7 @@ class AgentMemory:
                 "confidence": None, "quality": None,
                 "created": iso_utc(hit.timestamp) if hit.timestamp is not None else None,
                 "source_turns": list(hit.provenance.get("turns") or []), "score": round(hit.score, 4),
+                **_marked(served_flags(hit.snippet)),
             }
         doc = self._load(hit.path)
         return {
@@ -140,7 +167,13 @@ class AgentMemory:
             "created": str(doc.get("created_at") or "") if doc else None,
             "source_turns": list(doc.source_turns) if doc else [], "score": round(hit.score, 4),
             "path": hit.path, "topic": hit.topic,
+            # An approved memory's flags were accepted by the person; they are still shown.
+            **_marked(list(doc.get("flags") or []) if doc else []),
         }
+
+    def _turn_flags(self, number: int | None) -> dict[str, Any]:
+        turn = self.index.get_turn(self.user_id, number) if number is not None else None
+        return _marked(served_flags(turn.text) if turn is not None else [])
 
     def _load(self, rel: str | None) -> Document | None:
         if not rel:
@@ -212,7 +245,7 @@ class AgentMemory:
             return None
         return {"id": f"turn:{turn.number}", "type": "turn", "role": turn.role, "speaker": turn.speaker,
                 "text": turn.text, "created": iso_utc(turn.timestamp), "status": turn.status,
-                "conversation": turn.conversation, "source_turns": [turn.number]}
+                "conversation": turn.conversation, "source_turns": [turn.number], **_marked(served_flags(turn.text))}
 
     def _archived_day(self, ref: str) -> dict[str, Any] | None:
         """The full turns behind an archive summary (``archive:<conversation>:<YYYY-MM-DD>``)."""
@@ -245,12 +278,15 @@ class AgentMemory:
 
     # ---- save
 
-    def save(self, title: str, content: str, *, kind: str = "fact", topic: str = "",
+    def save(self, title: str | None, content: str, *, kind: str = "fact", topic: str = "",
              keywords: list[str] | None = None, source_turns: list[int] | None = None,
              category: str = "Facts") -> dict[str, Any]:
-        """Propose a memory: it is staged for the person's review, flagged as an agent's."""
-        title = _text(title, "title", LIMITS.title, required=True)
+        """Propose a memory: it is staged for the person's review, flagged as an agent's.
+
+        Without a title, the title is the content's opening words.
+        """
         content = _text(content, "content", LIMITS.content, required=True)
+        title = _text(title, "title", LIMITS.title) or title_from(content)
         if kind not in AGENT_KINDS:
             raise AgentInputError(f"type must be one of {', '.join(AGENT_KINDS)}")
         topic = _text(topic, "topic", LIMITS.topic).lower()

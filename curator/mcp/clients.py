@@ -40,7 +40,11 @@ CLIENTS: dict[str, Client] = {c.key: c for c in (
     Client("lmstudio", "LM Studio", "Program tab > Install > Edit mcp.json (~/.lmstudio/mcp.json)"),
     Client("jan", "Jan", "Settings > MCP Servers > + (or mcp_config.json in Jan's data folder)"),
     Client("claude-desktop", "Claude Desktop", "Settings > Developer > Edit Config (claude_desktop_config.json)"),
-    Client("claude-code", "Claude Code", "run the command below, or add the JSON to ~/.claude.json"),
+    Client("claude-code", "Claude Code",
+           "run the command below (user scope: every project sees it), or add the JSON to ~/.claude.json"),
+    Client("cursor", "Cursor", "Settings > MCP > Add new global MCP server (~/.cursor/mcp.json)"),
+    Client("vscode", "VS Code", "Command Palette > MCP: Open User Configuration (mcp.json in VS Code's user "
+                                "folder; .vscode/mcp.json for one workspace)", json_key="servers"),
     Client("openwebui", "Open WebUI",
            "Open WebUI reaches MCP servers over HTTP: run the bridge command below (mcpo), then "
            "Settings > Tools > + with the URL it prints", json_key=""),
@@ -79,7 +83,7 @@ def server_entry(client: str, command: list[str]) -> dict[str, Any]:
     if client == "jan":
         entry["env"] = {}
         entry["active"] = True
-    if client == "claude-code":
+    if client in ("claude-code", "vscode"):
         entry = {"type": "stdio", **entry}
     return entry
 
@@ -95,9 +99,11 @@ def config_for(client: str, vault: Path, user_id: str = "default") -> str:
             + shlex.join(command)
             + "\n# then add http://localhost:8765 as a tool server\n"
         )
-    text = json.dumps({"mcpServers": {SERVER_KEY: server_entry(client, command)}}, indent=2) + "\n"
+    key = CLIENTS[client].json_key
+    text = json.dumps({key: {SERVER_KEY: server_entry(client, command)}}, indent=2) + "\n"
     if client == "claude-code":
-        text = f"claude mcp add {SERVER_KEY} -- {shlex.join(command)}\n\n# or, in ~/.claude.json:\n{text}"
+        text = (f"claude mcp add --scope user {SERVER_KEY} -- {shlex.join(command)}\n\n"
+                f"# or, in ~/.claude.json (user scope):\n{text}")
     return text
 
 
@@ -116,6 +122,9 @@ def config_paths(client: str, home: Path | None = None) -> list[Path]:
                            mac / "Claude" / "claude_desktop_config.json",
                            appdata / "Claude" / "claude_desktop_config.json"],
         "claude-code": [home / ".claude.json"],
+        "cursor": [home / ".cursor" / "mcp.json"],
+        "vscode": [xdg / "Code" / "User" / "mcp.json", mac / "Code" / "User" / "mcp.json",
+                   appdata / "Code" / "User" / "mcp.json"],
         "openwebui": [],
     }
     return table.get(client, [])

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,6 +52,17 @@ def text_of(value: Any) -> str:
     if isinstance(value, list):
         return "\n".join(t for t in (text_of(part) for part in value) if t)
     return ""
+
+
+# A reasoning model's thinking, which clients show collapsed or not at all (Jan,
+# text-generation-webui): it is the model talking to itself, not the reply. An unclosed block
+# runs to the end (a reply cut off while thinking).
+_THINK_RE = re.compile(r"<(think|thinking)>.*?(</\1>|$)", re.DOTALL | re.IGNORECASE)
+
+
+def without_reasoning(text: str) -> str:
+    """``text`` without ``<think>…</think>`` blocks."""
+    return _THINK_RE.sub("", text) if "<" in text else text
 
 
 def iter_json_lines(data: bytes, file_name: str, result: ReadResult) -> Iterator[tuple[int, Any]]:

@@ -26,11 +26,15 @@ from curator.sources.adapters.common import (
     as_str,
     iter_json_lines,
     text_of,
+    without_reasoning,
 )
 from curator.sources.adapters.timestamps import parse_time
 from curator.sources.turns import normalise_role
 
-_THINK_RE = re.compile(r"<think>.*?(</think>|$)", re.DOTALL)
+# Jan appends the files attached to a message to its text and hides the block when it shows
+# the message: "[ATTACHED_FILES]\n- file_id: …, name: notes.pdf …\n[/ATTACHED_FILES]".
+_ATTACHED_RE = re.compile(r"\s*\[ATTACHED_FILES\](.*?)(\[/ATTACHED_FILES\]|$)", re.DOTALL)
+_ATTACHED_NAME_RE = re.compile(r"\bname:\s*([^,\n]+)")
 
 
 def find_data_folder(app_dir: Path) -> Path:
@@ -108,8 +112,14 @@ class JanAdapter(FileAdapter):
                 out.result.skip("unfinished messages")
                 continue
             text = text_of(as_list(obj.get("content")) or obj.get("content"))
+            extra: dict[str, Any] = {"status": status} if status not in (None, "ready") else {}
             if role == "assistant":
-                text = _THINK_RE.sub("", text)
+                text = without_reasoning(text)
+            elif "[ATTACHED_FILES]" in text:
+                names = [n.strip() for m in _ATTACHED_RE.finditer(text) for n in _ATTACHED_NAME_RE.findall(m.group(1))]
+                text = _ATTACHED_RE.sub("", text)
+                if names:
+                    extra["attachments"] = names
             if not text.strip():
                 out.result.skip("messages without text")
                 continue
@@ -121,5 +131,5 @@ class JanAdapter(FileAdapter):
                 key=f"id:{message_id}" if message_id else f"pos:{index}",
                 position=index, role=role, speaker=speaker, text=text.strip(), when=when,
                 title=title, message_id=message_id,
-                extra={"status": status} if status not in (None, "ready") else None,
+                extra=extra or None,
             )

@@ -2,12 +2,18 @@
 
 Line 0 is usually a header (``user_name``, ``character_name``, ``chat_metadata``, no
 ``mes``); old group chats have none. Each other line is a message: ``name``, ``is_user``,
-``is_system`` (hidden notices, read as system turns), ``mes`` (the swipe on screen, so the
+``is_system`` (see below), ``mes`` (the swipe on screen, so the
 turn), ``send_date`` in any of four shapes, ``swipes``/``swipe_id`` (alternatives, kept as
 counts). Files are replaced whole (write-file-atomic), so each change is read whole.
 Messages have no ids: a message is its position, and edits are found by content.
 ``backups/`` holds throttled copies of the same chats and is never read; write-file-atomic
 temp files end in ``.jsonl.<hash>`` and never match.
+
+``is_system`` alone does not make a system message: ``/hide`` sets it on a person's or a
+character's message to keep it out of the prompt, and that message is still theirs (kept,
+marked ``hidden``). SillyTavern's own notices and narrator lines carry ``extra.type``
+(narrator, comment, help ...) or ``extra.isSmallSys``, or come from its system user, and are
+read as system turns.
 """
 
 from __future__ import annotations
@@ -18,6 +24,18 @@ from typing import Any
 from curator.sources.adapters.base import head_lines
 from curator.sources.adapters.common import Emitter, FileAdapter, as_list, as_str, iter_json_lines
 from curator.sources.adapters.timestamps import parse_time
+
+SYSTEM_USER = "SillyTavern System"
+
+
+def is_notice(obj: dict[str, Any]) -> bool:
+    """Whether a message is SillyTavern's own (a notice or narration), not a person's or character's."""
+    extra = obj.get("extra")
+    if isinstance(extra, dict) and (as_str(extra.get("type")) or extra.get("isSmallSys") is True):
+        return True
+    if obj.get("is_system") is not True:
+        return False
+    return as_str(obj.get("name")) == SYSTEM_USER or not isinstance(obj.get("is_user"), bool)
 
 
 def is_header(obj: dict[str, Any]) -> bool:
@@ -81,7 +99,8 @@ class SillyTavernAdapter(FileAdapter):
             if not text.strip():
                 out.result.skip("empty messages")
                 continue
-            if obj.get("is_system") is True:
+            hidden = obj.get("is_system") is True
+            if is_notice(obj):
                 role = "system"
             elif isinstance(obj.get("is_user"), bool):
                 role = "user" if obj["is_user"] else "assistant"
@@ -96,6 +115,8 @@ class SillyTavernAdapter(FileAdapter):
             extra: dict[str, Any] = {}
             if len(swipes) > 1:
                 extra = {"swipe_id": obj.get("swipe_id"), "swipes": len(swipes)}
+            if hidden and role != "system":
+                extra["hidden"] = True
             out.emit(
                 conversation=conversation, key=f"pos:{index}", position=index, role=role,
                 speaker=speaker, text=text, when=parse_time(obj.get("send_date")), title=title,

@@ -26,6 +26,7 @@ from curator.sources.adapters.common import (
     as_list,
     as_str,
     load_json,
+    without_reasoning,
 )
 from curator.sources.adapters.timestamps import parse_time
 
@@ -101,6 +102,8 @@ class TextGenWebuiAdapter(FileAdapter):
             return
         if side == 0 and row == 0 and text == GREETING_MARK:
             return  # the greeting row's placeholder, not something the person wrote
+        if role == "assistant":
+            text = without_reasoning(text)  # shown collapsed by the client: not the reply
         if not text.strip():
             out.result.skip("empty messages (a reply not written yet, or blank)")
             return

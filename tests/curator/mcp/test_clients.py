@@ -16,6 +16,7 @@ from curator.mcp.clients import (
     ConfigEditError,
     apply_edit,
     config_for,
+    config_paths,
     found_config,
     plan_edit,
 )
@@ -66,3 +67,22 @@ def test_a_config_changed_after_the_diff_or_not_json_is_refused(tmp_path: Path) 
         plan_edit("lmstudio", config, tmp_path / "vault")
     with pytest.raises(ConfigEditError):
         plan_edit("openwebui", config, tmp_path / "vault")
+
+
+def test_claude_code_is_added_in_user_scope_and_cursor_and_vscode_have_their_shapes(tmp_path: Path) -> None:
+    claude = config_for("claude-code", tmp_path / "v")
+    assert claude.startswith("claude mcp add --scope user memory-curator -- ")
+    cursor = json.loads(config_for("cursor", tmp_path / "v"))["mcpServers"]["memory-curator"]
+    assert cursor["args"][-1] == "mcp"
+    vscode = json.loads(config_for("vscode", tmp_path / "v"))
+    assert list(vscode) == ["servers"] and vscode["servers"]["memory-curator"]["type"] == "stdio"
+    # VS Code's user mcp.json keeps its other servers and inputs when the entry is added.
+    config = tmp_path / ".config" / "Code" / "User" / "mcp.json"
+    config.parent.mkdir(parents=True)
+    config.write_text(json.dumps({"inputs": [], "servers": {"git": {"type": "stdio", "command": "g"}}}), "utf-8")
+    if not os.environ.get("XDG_CONFIG_HOME"):  # found where VS Code keeps it on Linux
+        assert found_config("vscode", home=tmp_path) == config
+    apply_edit(plan_edit("vscode", config, tmp_path / "vault"))
+    data = json.loads(config.read_text("utf-8"))
+    assert data["inputs"] == [] and set(data["servers"]) == {"git", "memory-curator"}
+    assert config_paths("cursor", tmp_path) == [tmp_path / ".cursor" / "mcp.json"]
