@@ -30,6 +30,18 @@ REGISTRY: list[str] = [
     "curator.cli.turns", "curator.cli.discover",  # discover adds to the `source` group: after it
 ]
 
+# Which modules a command needs: a command imports only its own (the search path must not
+# pay for review, reflection or the model). ``--help`` and an unknown command build them all.
+COMMANDS: dict[str, tuple[str, ...]] = {
+    "init": ("curator.cli.vault",), "reindex": ("curator.cli.vault",), "import": ("curator.cli.vault",),
+    "source": ("curator.cli.sources", "curator.cli.discover"), "watch": ("curator.cli.watch",),
+    "status": ("curator.cli.status",), "search": ("curator.cli.search",), "show": ("curator.cli.search",),
+    "review": ("curator.cli.review",), "reflect": ("curator.cli.reflect",), "models": ("curator.cli.models",),
+    "bench": ("curator.cli.bench",), "mcp": ("curator.cli.mcp",), "lifecycle": ("curator.cli.lifecycle",),
+    "archive": ("curator.cli.lifecycle",), "turns": ("curator.cli.turns",),
+}
+_GLOBAL_WITH_VALUE = ("--vault",)
+
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
@@ -60,8 +72,21 @@ def emit(args: argparse.Namespace, data: Any, text: Callable[[], str] | str) -> 
             print(rendered, flush=True)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser with every registered subcommand."""
+def command_of(argv: Sequence[str]) -> str | None:
+    """The subcommand named in ``argv`` (the first word that is no option or option value)."""
+    skip = False
+    for token in argv:
+        if skip:
+            skip = False
+        elif token in _GLOBAL_WITH_VALUE:
+            skip = True
+        elif not token.startswith("-"):
+            return token
+    return None
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser: with ``command``, only that command's modules; else every one."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--vault", metavar="PATH", default=argparse.SUPPRESS,
                         help="vault folder (default: $CURATOR_VAULT or the user data folder)")
@@ -82,7 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.set_defaults(handler=None)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module_name in REGISTRY:
+    modules = COMMANDS.get(command or "", ()) or tuple(REGISTRY)
+    for module_name in modules:
         importlib.import_module(module_name).register(subparsers, common)
     return parser
 
@@ -94,8 +120,9 @@ def _configure_logging(verbosity: int) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``curator`` command line; returns the exit code."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(command_of(arguments))
+    args = parser.parse_args(arguments)
     _configure_logging(int(args.verbose or 0))
     if args.handler is None:
         parser.print_help()

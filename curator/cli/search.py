@@ -8,9 +8,9 @@ import time
 from typing import Any
 
 from curator.cli.common import parse_when, reader
-from curator.cli.main import CliError, emit
+from curator.cli.main import CliError, emit, vault_of
 from curator.clock import iso_utc
-from curator.index.search import SearchFilters
+from curator.index.search import SearchFilters, SearchHit, search
 from curator.text_safety import visible
 
 
@@ -47,8 +47,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         since=parse_when(args.since, now),
         until=parse_when(args.until, now),
     )
-    with reader(args) as engine:
-        hits = engine.search(" ".join(args.query), filters, args.limit)
+    hits = _search(args, " ".join(args.query), filters)
     data = [h.to_dict() for h in hits]
 
     def text() -> str:
@@ -63,6 +62,29 @@ def cmd_search(args: argparse.Namespace) -> int:
 
     emit(args, data, text)
     return 0
+
+
+def _search(args: argparse.Namespace, query: str, filters: SearchFilters) -> list[SearchHit]:
+    """Search the index file directly: a search reads nothing else, so it opens nothing else.
+
+    A missing or damaged index goes through a reader engine, which says what to do or heals it.
+    """
+    from curator.index.database import Index, IndexDamagedError
+    from curator.vault.paths import VaultPaths
+
+    path = VaultPaths(vault_of(args)).index_file
+    if path.is_file():
+        try:
+            index = Index(path)
+        except IndexDamagedError:
+            pass
+        else:
+            try:
+                return search(index, query, filters, args.limit)
+            finally:
+                index.close()
+    with reader(args) as engine:
+        return engine.search(query, filters, args.limit)
 
 
 def cmd_show(args: argparse.Namespace) -> int:

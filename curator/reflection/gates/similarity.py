@@ -5,9 +5,11 @@ size), so a threshold such as "> 0.8" needs a normalisation. Here:
 
 - the corpus is the candidate texts plus the query text itself, tokenised into light stems
   of content words (``curator.index.text``);
-- scoring uses ``rank_bm25.BM25Plus`` with ``delta=0`` - that is plain BM25 with the IDF
+- scoring is BM25+ with ``delta=0`` (``k1`` 1.5, ``b`` 0.75) - that is plain BM25 with the IDF
   ``log((N + 1) / df)``, which stays positive in a corpus of two or three documents
-  (BM25Okapi's IDF goes negative there and breaks any ratio);
+  (BM25Okapi's IDF goes negative there and breaks any ratio). It is the arithmetic of
+  ``rank_bm25.BM25Plus``, in plain Python: the corpus is a handful of texts, and the search
+  path (the CLI, the MCP server, the window) must not load numpy for it;
 - the normalised score of a candidate is ``score(query, candidate) / score(query, query)``,
   clipped to ``[0, 1]``: 1.0 means the candidate holds the query's words at least as
   strongly as the query itself; 0.0 means no word in common.
@@ -15,10 +17,10 @@ size), so a threshold such as "> 0.8" needs a normalisation. Here:
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from collections.abc import Sequence
-
-from rank_bm25 import BM25Plus
 
 from curator.index.text import content_words, stem
 
@@ -30,6 +32,28 @@ def bm25_tokens(text: str) -> list[str]:
     return [stem(w) for w in content_words(text)]
 
 
+K1 = 1.5
+B = 0.75
+
+
+def bm25plus_scores(corpus: Sequence[Sequence[str]], query: Sequence[str]) -> list[float]:
+    """BM25+ (delta 0) of ``query`` against each tokenised document of ``corpus``."""
+    freqs = [Counter(doc) for doc in corpus]
+    lengths = [len(doc) for doc in corpus]
+    avgdl = sum(lengths) / len(corpus)
+    df: Counter[str] = Counter(word for f in freqs for word in f)
+    idf = {word: math.log((len(corpus) + 1) / n) for word, n in df.items()}
+    scores = [0.0] * len(corpus)
+    for term in query:
+        weight = idf.get(term) or 0.0
+        if not weight:
+            continue
+        for i, f in enumerate(freqs):
+            tf = f.get(term, 0)
+            scores[i] += weight * ((tf * (K1 + 1)) / (K1 * (1 - B + B * lengths[i] / avgdl) + tf))
+    return scores
+
+
 def normalised_scores(query: str, candidates: Sequence[str]) -> list[float]:
     """Normalised BM25 score (0..1) of each candidate for ``query``, in candidate order."""
     if not candidates:
@@ -38,8 +62,7 @@ def normalised_scores(query: str, candidates: Sequence[str]) -> list[float]:
     if not query_tokens:
         return [0.0 for _ in candidates]
     corpus = [bm25_tokens(c) or ["\x00empty"] for c in candidates] + [query_tokens]
-    bm25 = BM25Plus(corpus, delta=0.0)
-    scores = bm25.get_scores(query_tokens)
+    scores = bm25plus_scores(corpus, query_tokens)
     self_score = float(scores[-1])
     if self_score <= 0:
         return [0.0 for _ in candidates]
