@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import sys
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from curator.cli.main import CliError, emit, vault_of
@@ -43,21 +46,47 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 def serve(vault: Any, user_id: str) -> int:
     """Run the stdio server until the client closes the connection."""
-    from curator.engine import Engine
     from curator.mcp.agent import AgentMemory
     from curator.mcp.server import build_server
     from curator.mcp.usage import UsageLog
-    from curator.vault.paths import validate_user_id
+    from curator.vault.paths import VaultPaths, validate_user_id
+    from curator.vault.store import DocumentStore
 
     validate_user_id(user_id)
     # stdout carries the protocol: every log line goes to stderr.
     logging.getLogger().handlers[:] = [logging.StreamHandler(sys.stderr)]
-    with Engine(vault, writer=False, triggers=False) as engine:
-        usage = UsageLog(engine.paths.root / "usage.sqlite")
+    with _reader(Path(vault)) as index:
+        paths = VaultPaths(Path(vault).expanduser().resolve())
+        usage = UsageLog(paths.root / "usage.sqlite")
         try:
-            memory = AgentMemory(engine.paths, engine.index, engine.store, usage, user_id=user_id,
-                                 clock=engine.clock, client="mcp")
+            memory = AgentMemory(paths, index, DocumentStore(paths), usage, user_id=user_id, client="mcp")
             build_server(memory).run("stdio")
         finally:
             usage.close()
     return 0
+
+
+@contextlib.contextmanager
+def _reader(vault: Path) -> Iterator[Any]:
+    """The vault's index for reading. The server reads nothing else, so it opens the index file
+    alone (start-up is what a client waits for); a missing or damaged one goes through a reader
+    engine, which heals it or says why it cannot."""
+    from curator.index.database import Index, IndexDamagedError
+    from curator.vault.paths import VaultPaths
+
+    path = VaultPaths(vault.expanduser().resolve()).index_file
+    if path.is_file():
+        try:
+            index = Index(path)
+        except IndexDamagedError:
+            pass
+        else:
+            try:
+                yield index
+            finally:
+                index.close()
+            return
+    from curator.engine import Engine
+
+    with Engine(vault, writer=False, triggers=False) as engine:
+        yield engine.index
