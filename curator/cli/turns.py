@@ -62,6 +62,13 @@ class TurnRow:
         }
 
 
+@dataclass(frozen=True)
+class _Imported:
+    """Turns indexed by `curator import` from a folder that is not a source."""
+
+    id: str
+
+
 def _row(turn: Any, number: int | None, status: str) -> TurnRow:
     known = not turn.extra.get(TIME_UNKNOWN)
     return TurnRow(number, turn.source_id, turn.conversation, str(turn.extra.get("title") or ""), turn.key,
@@ -75,8 +82,15 @@ def collect(engine: Engine, source_ref: str | None, conversation: str | None,
     from curator.sources.adapters import get_adapter
     from curator.sources.ingest import source_root
 
+    # A folder read once with `curator import` is no source, but its turns are in the index
+    # under an ``import-`` id: they are listed too, and can be named by that id.
+    configured = {s.id for s in engine.settings.sources}
+    imported = [_Imported(i) for i in sorted(engine.index.source_turn_counts()) if i not in configured]
     try:
-        sources = [engine.find_source(source_ref)] if source_ref else list(engine.settings.sources)
+        if source_ref and any(i.id == source_ref for i in imported):
+            sources: list[Any] = [i for i in imported if i.id == source_ref]
+        else:
+            sources = [engine.find_source(source_ref)] if source_ref else [*engine.settings.sources, *imported]
     except SourceError as exc:
         raise CliError(str(exc)) from None
     rows: list[TurnRow] = []

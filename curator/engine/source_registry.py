@@ -13,12 +13,18 @@ from pathlib import Path
 from typing import Any
 
 from curator.index.database import Index
-from curator.sources.adapters import detect_adapter, get_adapter, resolve_source_root
+from curator.sources.adapters import (
+    UnknownAdapterError,
+    detect_adapter,
+    get_adapter,
+    resolve_source_root,
+)
 from curator.sources.discovery import (
     DiscoveredClient,
     SourceDetails,
     describe_source,
     discover_clients,
+    find_nested,
 )
 from curator.sources.ingest import Ingestor, IngestReport, source_root
 from curator.sources.watcher import SourceHealth
@@ -70,7 +76,23 @@ class SourceRegistry:
         if any(source_root(s).resolve() == root for s in self.settings.sources):
             raise SourceError(f"{root} is already a source")
         if adapter is None:
-            adapter, score = detect_adapter(root)
+            try:
+                adapter, score = detect_adapter(root)
+            except UnknownAdapterError:
+                # A home folder, or an app's folder with its data a level or more down.
+                nested = find_nested(root)
+                if len(nested) != 1:
+                    if nested:
+                        where = "; ".join(f"{c.client} at {c.path}" for c in nested)
+                        raise SourceError(f"{root} holds the chats of several clients ({where}): add each "
+                                          "of those folders, or use `curator source discover --add`") from None
+                    raise
+                found = nested[0]
+                log.info("source %s: %s found below it, at %s", root, found.client, found.path)
+                root, adapter, score = Path(found.path).resolve(), found.adapter, 1.0
+                if any(source_root(s).resolve() == root for s in self.settings.sources):
+                    raise SourceError(f"{root} ({found.client}, found in the folder you named) is already "
+                                      "a source") from None
             log.info("source %s: adapter %s detected (score %.2f)", root, adapter, score)
         else:
             get_adapter(adapter)

@@ -13,6 +13,7 @@ version where the client records one, and how many conversations it holds.
 from __future__ import annotations
 
 import glob
+import itertools
 import os
 import sys
 from collections.abc import Mapping
@@ -20,8 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from curator.sources.adapters import ADAPTERS, UnknownAdapterError, detect_adapter
+from curator.sources.adapters import ADAPTERS, MIXED, UnknownAdapterError, detect_adapter
 from curator.sources.adapters.jan import find_data_folder
+from curator.sources.adapters.mixed import walk_files
 from curator.sources.adapters.sqlite_base import SqliteAdapter
 
 
@@ -188,6 +190,77 @@ def discover_clients(
         seen.add(key)
         found.append(_describe(place))
     return found
+
+
+# How far below a folder a client's data is looked for, and how many folders are looked at,
+# so that adding a home folder answers in a moment.
+NESTED_DEPTH = 4
+NESTED_FOLDERS = 3000
+HIDDEN_SAMPLE = 300
+_NEVER_ENTER = frozenset({"node_modules", "__pycache__", ".git", ".venv", "venv", "site-packages", "backups",
+                          ".Trash", "Trash", "proc", "sys", "dev"})
+
+
+def find_nested(root: Path, platform: str | None = None) -> list[DiscoveredClient]:
+    """Clients whose chats lie below ``root`` (a home folder, an app's install folder).
+
+    ``root`` is first read as a home: each client's default place under it (``.lmstudio``,
+    ``.ollama``, ``.config/Jan`` ...). Then its folders are walked, hidden ones included, at
+    most ``NESTED_DEPTH`` deep and ``NESTED_FOLDERS`` in all, for a database a client keeps
+    (Open WebUI's ``data/webui.db``) or a hidden folder holding chat files. Only supported
+    clients are returned, shallowest first, none inside another.
+    """
+    root = Path(root)
+    found = [c for c in discover_clients(home=root, env={}, platform=platform, system_paths=False)
+             if c.supported and c.adapter]
+    seen = {Path(c.path).resolve() for c in found}
+    queue: list[tuple[Path, int]] = [(root, 0)]
+    looked = 0
+    while queue and looked < NESTED_FOLDERS:
+        folder, depth = queue.pop(0)
+        try:
+            children = sorted(p for p in folder.iterdir() if p.is_dir() and not p.is_symlink())
+        except OSError:
+            continue
+        for child in children:
+            looked += 1
+            if looked > NESTED_FOLDERS or child.name in _NEVER_ENTER:
+                continue
+            resolved = child.resolve()
+            if any(resolved.is_relative_to(p) or p.is_relative_to(resolved) for p in seen):
+                continue  # a client already found at its own place, here or below
+            claimed = _claim_folder(child)
+            if claimed is not None:
+                found.append(claimed)
+                seen.add(resolved)
+                continue
+            if depth + 1 < NESTED_DEPTH:
+                queue.append((child, depth + 1))
+    return found
+
+
+def _claim_folder(folder: Path) -> DiscoveredClient | None:
+    """The client whose data ``folder`` is: a client database in it, or (a hidden folder) chat files."""
+    for adapter in ADAPTERS.values():
+        if isinstance(adapter, SqliteAdapter):
+            units = adapter.list_units(folder) if folder.is_dir() else []
+            if units:
+                info = adapter.describe(units[0])
+                return DiscoveredClient(str(getattr(adapter, "client", "") or adapter.name), str(folder),
+                                        adapter.name, info.version, info.supported, info.conversations, info.detail)
+    if folder.name.startswith("."):  # visible folders were walked when the parent was detected
+        # A sample of its files first: a hidden cache folder of many thousand files must not be
+        # read whole to learn that it holds no chat.
+        sample = itertools.islice(walk_files(folder), HIDDEN_SAMPLE)
+        if not any(MIXED.owner(folder, path) is not None for path in sample):
+            return None
+        try:
+            name, _ = detect_adapter(folder)
+        except (UnknownAdapterError, OSError):
+            return None
+        return DiscoveredClient(str(getattr(ADAPTERS[name], "client", "") or name), str(folder), name,
+                                conversations=len(ADAPTERS[name].list_units(folder)))
+    return None
 
 
 def _platform(name: str) -> str:

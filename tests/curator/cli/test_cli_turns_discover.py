@@ -81,3 +81,19 @@ def test_source_discover_lists_and_adds(tmp_path, monkeypatch):
     assert ollama[0]["source_id"] and [s["adapter"] for s in data["added"]] == ["ollama"]
     code, out, _ = cli("--vault", vault, "--json", "source", "discover", "--add")
     assert json.loads(out)["added"] == []
+
+
+def test_turns_lists_what_an_import_of_a_folder_that_is_no_source_read(tmp_path):
+    chats = tmp_path / "chats"
+    chats.mkdir()
+    (chats / "a.jsonl").write_text(json.dumps({"role": "user", "content": "I keep bees on the roof.",
+                                               "created_at": "2026-01-01T00:00:00Z"}) + "\n", "utf-8")
+    vault = tmp_path / "vault"
+    cli("--vault", vault, "init")
+    assert cli("--vault", vault, "import", chats)[0] == 0  # never added as a source
+    code, out, _ = cli("--vault", vault, "--json", "turns")
+    [turn] = json.loads(out)
+    assert code == 0 and turn["text"] == "I keep bees on the roof." and isinstance(turn["id"], int)
+    assert turn["source"].startswith("import-")
+    code, out, _ = cli("--vault", vault, "turns", "--source", turn["source"])
+    assert code == 0 and "I keep bees on the roof." in out and out != "no turns\n"
