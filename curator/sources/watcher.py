@@ -69,7 +69,10 @@ class _Pending:
     first_seen: float
     due: float
     fingerprint: str | None = None
+    immediate: bool = False  # the first event after a quiet spell: read without waiting
 
+
+LAST_READ_KEPT = 10_000  # units whose last read time is remembered (for "quiet since")
 
 # inotify reports opening and closing without writing too; they never mean new content.
 _READ_ONLY_EVENTS = frozenset({"opened", "closed_no_write"})
@@ -133,6 +136,7 @@ class Watcher:
         self._roots = {sid: source_root(s).resolve() for sid, s in self._sources.items()}
         self._queue: queue.Queue[tuple[str, Any]] = queue.Queue(maxsize=MAX_QUEUE)
         self._pending: dict[tuple[str, Path], _Pending] = {}
+        self._last_read: dict[tuple[str, Path], float] = {}  # monotonic time a unit was last read
         # Units a rescan found changed, per source: [read, total, new turns], so a large
         # backlog (the first start, a big import) reports its progress as ``source.progress``.
         self._backlog: dict[str, list[int]] = {}
@@ -344,11 +348,27 @@ class Watcher:
             # a quiet gap (a stability check), or at the latest after max latency.
             fingerprint = get_adapter(source.adapter).fingerprint(unit)
             pending = self._pending.get(key)
-            if pending is None:
+            if pending is None and self._tail_safe(source, unit) and now - self._last_read.get(key, -1e9) >= debounce:
+                # A quiet file that is appended to (a new message): read it at once, so the turn is
+                # searchable within milliseconds; the events of the burst that follows wait for a
+                # quiet gap and are read together.
+                self._pending[key] = _Pending(source_id, unit, now, now, fingerprint, immediate=True)
+            elif pending is None:
                 self._pending[key] = _Pending(source_id, unit, now, now + debounce, fingerprint)
+            elif pending.immediate:
+                pending.fingerprint = fingerprint  # the same write's other events: still read at once
             else:
                 pending.due = now + debounce
                 pending.fingerprint = fingerprint
+
+    @staticmethod
+    def _tail_safe(source: SourceConfig, unit: Path) -> bool:
+        """Whether the unit's format may be read while it grows (an ``auto`` source: its file's format)."""
+        adapter = get_adapter(source.adapter)
+        owner = getattr(adapter, "_adapter", None)
+        if callable(owner):
+            adapter = owner(unit) or adapter
+        return bool(adapter.tail_safe)
 
     @staticmethod
     def _unresolve(source: SourceConfig, path: Path) -> Path:
@@ -378,13 +398,17 @@ class Watcher:
             adapter = get_adapter(source.adapter)
             fingerprint = adapter.fingerprint(pending.unit)
             overdue = now - pending.first_seen >= max_latency
-            if fingerprint != pending.fingerprint and not (overdue and adapter.tail_safe):
+            if not pending.immediate and fingerprint != pending.fingerprint and not (overdue and adapter.tail_safe):
                 # Still changing (or first look): check again after another quiet gap.
                 pending.fingerprint = fingerprint
                 pending.due = now + max(debounce, 0.05)
                 continue
             self._pending.pop(key, None)
             self._ingest(source, pending.unit)
+            self._last_read[key] = time.monotonic()
+            if len(self._last_read) > LAST_READ_KEPT:
+                cutoff = time.monotonic() - debounce
+                self._last_read = {k: t for k, t in self._last_read.items() if t >= cutoff}
 
     def _ingest(self, source: SourceConfig, unit: Path) -> None:
         try:

@@ -292,3 +292,21 @@ def test_a_source_added_while_watching_is_watched(tmp_path, watching):
     with open(second / "b.jsonl", "a") as handle:
         handle.write(msg("user", "secondlive words"))
     assert wait_for(lambda: found_once(engine, "secondlive"))
+
+
+def test_the_first_append_to_a_quiet_file_is_read_at_once(tmp_path, watching):
+    """Freshness: with a quiet gap of a minute, a new message is still found in seconds, because
+    the first event of a quiet append-only file is handled at once (the burst after it waits)."""
+    source = tmp_path / "chats"
+    source.mkdir()
+    chat = source / "c.jsonl"
+    chat.write_text(msg("user", "hello there", "m1"), "utf-8")
+    engine = watching(source)
+    assert wait_for(lambda: texts(engine) == ["hello there"])
+    engine.settings.set("watch.debounce_ms", 60_000)
+    engine.settings.set("watch.max_latency_ms", 120_000)
+    time.sleep(0.3)  # the start-up read is done: the file is quiet again
+    engine.watcher._last_read.clear()  # noqa: SLF001 - "quiet for a while" without waiting a minute
+    with chat.open("a", encoding="utf-8") as f:
+        f.write(msg("assistant", "freshnessword arrives", "m2"))
+    assert wait_for(lambda: found_once(engine, "freshnessword"))
