@@ -306,7 +306,7 @@ def test_the_first_append_to_a_quiet_file_is_read_at_once(tmp_path, watching):
     engine.settings.set("watch.debounce_ms", 60_000)
     engine.settings.set("watch.max_latency_ms", 120_000)
     time.sleep(0.3)  # the start-up read is done: the file is quiet again
-    engine.watcher._last_read.clear()  # noqa: SLF001 - "quiet for a while" without waiting a minute
+    engine.watcher._last_read.clear()  # "quiet for a while", without waiting a minute
     with chat.open("a", encoding="utf-8") as f:
         f.write(msg("assistant", "freshnessword arrives", "m2"))
     assert wait_for(lambda: found_once(engine, "freshnessword"))
