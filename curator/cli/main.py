@@ -27,7 +27,8 @@ REGISTRY: list[str] = [
     "curator.cli.vault", "curator.cli.sources", "curator.cli.watch", "curator.cli.status",
     "curator.cli.search", "curator.cli.review", "curator.cli.reflect", "curator.cli.models",
     "curator.cli.bench", "curator.cli.mcp", "curator.cli.lifecycle",
-    "curator.cli.turns", "curator.cli.discover",  # discover adds to the `source` group: after it
+    "curator.cli.turns", "curator.cli.memory",
+    "curator.cli.discover",  # discover adds to the `source` group: after it
 ]
 
 # Which modules a command needs: a command imports only its own (the search path must not
@@ -39,6 +40,8 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "review": ("curator.cli.review",), "reflect": ("curator.cli.reflect",), "models": ("curator.cli.models",),
     "bench": ("curator.cli.bench",), "mcp": ("curator.cli.mcp",), "lifecycle": ("curator.cli.lifecycle",),
     "archive": ("curator.cli.lifecycle",), "turns": ("curator.cli.turns",),
+    **{name: ("curator.cli.memory",) for name in ("remember", "add", "pin", "unpin", "retire", "merge",
+                                                  "approve-all", "discard-all")},
 }
 _GLOBAL_WITH_VALUE = ("--vault",)
 

@@ -33,7 +33,9 @@ class DocumentTable(Connections):
         deleted = doc.deleted
         # A summary waiting for review (ungrounded or flagged) is not searchable until approved.
         pending = doc.get("review") == "pending"
-        searchable = 1 if area in ("knowledge", "reflections") and not deleted and not pending else 0
+        retired = bool(doc.get("retired_at"))  # "no longer true": kept, never a search result
+        hidden = deleted or pending or retired
+        searchable = 1 if area in ("knowledge", "reflections") and not hidden else 0
         quality = doc.get("quality")
         quality_value = float(quality) if isinstance(quality, (int, float)) and not isinstance(quality, bool) else None
         with self.write() as conn:

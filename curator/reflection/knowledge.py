@@ -57,7 +57,7 @@ class VaultKnowledgeIndex:
         docs = []
         for path, doc in self.store.iter_documents(user_id, "knowledge"):
             if isinstance(doc, Document):
-                if doc.id and not doc.deleted:
+                if doc.id and not doc.deleted and not doc.get("retired_at"):
                     docs.append(doc)
             else:
                 log.warning("unreadable knowledge document %s: %s", path, doc)
@@ -127,7 +127,7 @@ class IndexKnowledge:
             doc = Document.load(Path(path))
         except (ValueError, OSError, DocumentError):
             return None
-        return doc if doc.id and not doc.deleted else None
+        return doc if doc.id and not doc.deleted and not doc.get("retired_at") else None
 
     def search(self, user_id: str, query: str, limit: int = 10) -> list[KnowledgeDoc]:
         """Knowledge documents matching ``query``, best first (the index's BM25 score)."""

@@ -1,8 +1,9 @@
 """Review's file operations, each recording the step that reverses it, and the reversal (undo).
 
-A step is a plain dict kept in the undo log: ``moved``, ``updated``, ``trashed``,
-``rejected``, or ``file`` (a consolidation cycle's whole-file change). Undo first checks every
-file is still what the action left, then replays the steps backwards with the exact earlier bytes.
+A step is a plain dict kept in the undo log: ``created`` (a memory the person made; undone
+to the trash), ``moved``, ``updated``, ``trashed``, ``rejected``, or ``file`` (a consolidation
+cycle's whole-file change). Undo first checks every file is still what the action left, then
+replays the steps backwards with the exact earlier bytes.
 """
 
 from __future__ import annotations
@@ -97,7 +98,10 @@ class UndoableFiles:
 
     def precheck_undo(self, user_id: str, steps: Steps) -> None:
         """Refuse before anything is touched when a file is not what the action left."""
+        moved = {str(s.get("doc_id")) for s in steps if s.get("op") == "moved"}
         for step in steps:
+            if step.get("op") == "created" and str(step.get("doc_id")) in moved:
+                continue  # created, then approved: the move's check covers the file
             if step.get("op") == "file":  # a consolidation cycle's whole-file change
                 problem = cycle_files.check_undo(self.paths.user(user_id).root, step)
                 if problem:
@@ -107,7 +111,7 @@ class UndoableFiles:
                 step.get("to_rel")
                 if step.get("op") == "moved"
                 else step.get("rel")
-                if step.get("op") == "updated"
+                if step.get("op") in ("updated", "created")
                 else None
             )
             if rel is None:
@@ -121,7 +125,12 @@ class UndoableFiles:
 
     def undo_step(self, user_id: str, step: dict[str, Any]) -> None:
         op = step.get("op")
-        if op == "moved":
+        if op == "created":
+            # What the person made goes to the trash, not away: an undo never loses a word.
+            doc = Document.load(self.abs(user_id, str(step["rel"])))
+            self.store.trash(doc, reason="undone")
+            self.index.remove(str(step["doc_id"]))
+        elif op == "moved":
             path = self.abs(user_id, str(step["to_rel"]))
             doc = Document.load(path)
             back = self.store.move(doc, user_id, str(step["from_area"]), str(step["from_category"]), action="undo")

@@ -127,7 +127,7 @@ class Lifecycle:
         pending = {(d.kind, str(d.get("target_id") or "")) for d in staged if d.kind in LIFECYCLE_KINDS}
         now = self.clock.now()
         for _path, doc in self.store.iter_documents(user_id, "knowledge"):
-            if not isinstance(doc, Document) or not doc.id:
+            if not isinstance(doc, Document) or not doc.id or doc.get("retired_at"):
                 continue
             if self._maybe_demote(doc, now):
                 report.demoted.append(doc.id)

@@ -125,12 +125,15 @@ class StagingArea:
 
     # ---- Writing
 
-    def stage(self, user_id: str, draft: StagedDraft) -> Document:
-        """Write a new staged item and return it (``doc.path`` is set)."""
+    def stage(self, user_id: str, draft: StagedDraft, doc_id: str | None = None) -> Document:
+        """Write a new staged item and return it (``doc.path`` is set).
+
+        ``doc_id``: an id chosen before (an action's crash record must know the file it creates).
+        """
         now = iso_utc(self.clock.now())
         flags = [f.to_dict() for f in draft.flags]
         doc = Document.new(
-            doc_id=new_id(),
+            doc_id=doc_id or new_id(),
             kind=draft.kind,
             title=draft.title,
             body=draft.text.strip() + "\n",

@@ -224,8 +224,8 @@ class ScopeReader:
                 doc = Document.from_text(read(self.root, rel), path)
             except DocumentError:
                 continue
-            if doc.deleted or not doc.id:
-                continue
+            if doc.deleted or not doc.id or doc.get("retired_at"):
+                continue  # a retired memory is no longer true: not core memory material
             seen = parse_iso(str(doc.get("approved_at") or doc.get("updated") or doc.get("created") or "")) or 0.0
             found.append(Memory(doc.id, doc.kind, doc.title, " ".join(doc.body.split()), rel,
                                 bool(doc.get("pinned")), seen))
