@@ -164,6 +164,7 @@ class MainWindow(QMainWindow):
         # ---- Wiring
         self.reflect_action.triggered.connect(self._on_reflect_action_triggered)
         self.review.action_answered.connect(self._on_review_action_answered)
+        self.knowledge.action_answered.connect(self._on_review_action_answered)
         self.cycle.answered.connect(self._on_review_action_answered)
         self.cycle.count_changed.connect(self._on_cycle_count_changed)
         self.notice.undo_requested.connect(self.review._on_undo_button_clicked)

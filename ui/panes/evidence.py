@@ -2,7 +2,9 @@
 
 Which words support an item is decided by ``curator.review.evidence``; this view paints it. Each
 cited turn has a "show conversation" link: ``context_requested(turn_number)`` asks the
-owner to load the surrounding turns, which come back through ``show_context``.
+owner to load the surrounding turns, which come back through ``show_context``. Words selected
+in a turn can be remembered (R, or "Remember this" in the context menu):
+``remember_requested(turn_number, words)``.
 """
 
 from __future__ import annotations
@@ -10,8 +12,9 @@ from __future__ import annotations
 import html
 from collections.abc import Iterable, Sequence
 
-from PySide6.QtCore import QUrl, Signal
-from PySide6.QtWidgets import QLabel, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QUrl, Signal
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QLabel, QMenu, QTextBrowser, QVBoxLayout, QWidget
 
 from curator.review.evidence import Highlight, highlights, support
 from curator.sources.turns import IndexedTurn
@@ -57,6 +60,7 @@ class EvidenceView(QWidget):
     """
 
     context_requested = Signal(int)
+    remember_requested = Signal(int, str)  # turn number, the selected words
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -69,6 +73,9 @@ class EvidenceView(QWidget):
         self.browser.setObjectName("evidence_browser")
         self.browser.setOpenLinks(False)
         self.browser.anchorClicked.connect(self._on_browser_anchor_clicked)
+        self.browser.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.browser.customContextMenuRequested.connect(self._on_browser_context_menu)
+        self.browser.installEventFilter(self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.header)
@@ -77,6 +84,7 @@ class EvidenceView(QWidget):
         self._claim = ""
         self._quote = ""
         self._cited: list[IndexedTurn] = []
+        self._shown: list[IndexedTurn] = []  # every turn on screen (cited, or the conversation)
 
     # ---- Public API
 
@@ -95,7 +103,9 @@ class EvidenceView(QWidget):
         self.header.setText(f"Evidence — {len(self._cited)} cited turn{'s' if len(self._cited) != 1 else ''}")
         if not self._cited:
             self.browser.setHtml("<p><i>This item cites no turns.</i></p>")
+            self._shown = []
             return
+        self._shown = list(self._cited)
         self.browser.setHtml(self._render(self._cited, cited_numbers=None, with_links=True))
 
     def show_context(self, turn_number: int, turns: Iterable[IndexedTurn]) -> None:
@@ -103,11 +113,12 @@ class EvidenceView(QWidget):
         cited = {t.number for t in self._cited}
         back = '<p><a href="back:">← back to the cited turns</a></p>'
         self.header.setText(f"Conversation around turn #{turn_number}")
-        self.browser.setHtml(back + self._render(list(turns), cited_numbers=cited | {turn_number}, with_links=False))
+        self._shown = list(turns)
+        self.browser.setHtml(back + self._render(self._shown, cited_numbers=cited | {turn_number}, with_links=False))
         self.browser.scrollToAnchor(f"turn-{turn_number}")
 
     def clear(self) -> None:
-        self._claim, self._quote, self._cited = "", "", []
+        self._claim, self._quote, self._cited, self._shown = "", "", [], []
         self.header.setText("Evidence")
         self.support_label.setText("")
         self.browser.clear()
@@ -139,7 +150,44 @@ class EvidenceView(QWidget):
             )
         return "".join(blocks)
 
+    def selected_words(self) -> tuple[int, str] | None:
+        """The selected words and the turn they are in (None: nothing of one turn selected)."""
+        # Qt writes line and paragraph breaks in a selection as U+2029.
+        words = " ".join(self.browser.textCursor().selectedText().replace("\u2029", " ").split())
+        if not words:
+            return None
+        for turn in self._shown:
+            if words in " ".join(turn.text.split()):
+                return turn.number, words
+        return None
+
+    def request_remember(self) -> bool:
+        """Emit ``remember_requested`` for the selection; False when nothing of a turn is selected."""
+        chosen = self.selected_words()
+        if chosen is None:
+            return False
+        self.remember_requested.emit(*chosen)
+        return True
+
+    # ---- Qt overrides
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Override: R remembers the selected words."""
+        if watched is self.browser and event.type() == QEvent.Type.KeyPress:
+            assert isinstance(event, QKeyEvent)
+            if event.key() == Qt.Key.Key_R and not event.modifiers() and self.request_remember():
+                return True
+        return super().eventFilter(watched, event)
+
     # ---- Controllers
+
+    def _on_browser_context_menu(self, pos: QPoint) -> None:
+        menu = QMenu(self)
+        menu.addActions(self.browser.createStandardContextMenu().actions())
+        remember = menu.addAction("Remember this  (R)")
+        remember.setEnabled(self.selected_words() is not None)
+        remember.triggered.connect(self.request_remember)
+        menu.exec(self.browser.mapToGlobal(pos))
 
     def _on_browser_anchor_clicked(self, url: QUrl) -> None:
         target = url.toString()

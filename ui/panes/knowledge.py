@@ -3,6 +3,9 @@
 Search is the engine's unified search (``curator.index.search``); an empty query lists the
 approved documents. Opening a result loads the document (or the turn) in the editor on the
 right; saving, trashing and restoring are engine calls that keep history and the index.
+The person's own hand: "Add memory…" (Ctrl+N) writes one, Pin keeps one in MEMORY.md,
+"No longer true…" retires one (kept, out of search), and "Merge…" makes the selected
+memories one; each is one undoable step (``action_answered`` offers the undo).
 """
 
 from __future__ import annotations
@@ -59,6 +62,8 @@ class DocumentEditor(QWidget):
 
     save_requested = Signal()
     trash_requested = Signal()
+    pin_requested = Signal()
+    retire_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -90,8 +95,16 @@ class DocumentEditor(QWidget):
         self.body.setObjectName("doc_body")
         self.save_button = QPushButton(icon("approve"), "Save")
         self.trash_button = QPushButton(icon("trash"), "Move to trash")
+        self.pin_button = QPushButton("Pin")
+        self.pin_button.setObjectName("doc_pin")
+        self.pin_button.setToolTip("A pinned memory always stays in MEMORY.md's critical facts")
+        self.retire_button = QPushButton("No longer true…")
+        self.retire_button.setObjectName("doc_retire")
+        self.retire_button.setToolTip("Keep it in history with today's date and your reason, out of search")
         buttons = QHBoxLayout()
         buttons.addWidget(self.save_button)
+        buttons.addWidget(self.pin_button)
+        buttons.addWidget(self.retire_button)
         buttons.addWidget(self.trash_button)
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
@@ -103,6 +116,8 @@ class DocumentEditor(QWidget):
         layout.addLayout(buttons)
         self.save_button.clicked.connect(self.save_requested)
         self.trash_button.clicked.connect(self.trash_requested)
+        self.pin_button.clicked.connect(self.pin_requested)
+        self.retire_button.clicked.connect(self.retire_requested)
         self.show_document(None)
 
     def show_document(self, doc: Document | None, read_only_text: str = "") -> None:
@@ -111,6 +126,13 @@ class DocumentEditor(QWidget):
             widget.setEnabled(editable)
         self.save_button.setEnabled(editable)
         self.trash_button.setEnabled(editable)
+        # Only an approved memory (a file in Knowledge/) is pinned or retired; not a summary.
+        approved = doc is not None and doc.path is not None and "Knowledge" in doc.path.parts
+        approved = approved and doc is not None and doc.kind != "reflection"
+        retired = doc is not None and bool(doc.get("retired_at"))
+        self.pin_button.setEnabled(approved and not retired)
+        self.pin_button.setText("Unpin" if doc is not None and doc.get("pinned") else "Pin")
+        self.retire_button.setEnabled(approved and not retired)
         self.body.setReadOnly(not editable)
         if doc is None:
             self.body.setPlainText(read_only_text)
@@ -119,8 +141,10 @@ class DocumentEditor(QWidget):
                 self.meta.setText("")
             return
         self.heading.setText(visible(doc.title or doc.id))
+        state = (f" · no longer true since {str(doc.get('retired_at'))[:10]}: {doc.get('retired_reason', '')}"
+                 if doc.get("retired_at") else " · 📌 pinned" if doc.get("pinned") else "")
         self.meta.setText(f"id {doc.id} · {doc.get('user_id', '')} · created {doc.get('created_at', '')}"
-                          f" · updated {doc.get('updated_at', '—')}")
+                          f" · updated {doc.get('updated_at', '—')}{state}")
         for name, widget in self.fields.items():
             value = doc.meta.get(name)
             if isinstance(widget, QComboBox):
@@ -154,6 +178,7 @@ class KnowledgePane(QWidget):
     results_shown = Signal(int)
     document_shown = Signal(str)
     trash_loaded = Signal(int)
+    action_answered = Signal(str, bool)  # message, undoable
 
     def __init__(self, runner: OpRunner, interaction: Interaction, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -198,11 +223,19 @@ class KnowledgePane(QWidget):
         self.table.setObjectName("search_results")
         self.table.setModel(self.results)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.verticalHeader().hide()
         fit_table(self.table, stretch=5)
         self.count_label = QLabel("")
         self.count_label.setProperty("role", "meta")
+        self.add_button = QPushButton(icon("edit"), "Add memory…")
+        self.add_button.setObjectName("add_memory")
+        self.add_button.setShortcut("Ctrl+N")
+        self.add_button.setToolTip("Write a memory yourself (Ctrl+N)")
+        self.merge_button = QPushButton("Merge…")
+        self.merge_button.setObjectName("merge_memories")
+        self.merge_button.setToolTip("Make the selected memories one (Ctrl or Shift to select several)")
+        self.merge_button.setEnabled(False)
 
         self.editor = DocumentEditor()
         self.history: RecordTableModel[HistoryEntry] = RecordTableModel([
@@ -250,7 +283,11 @@ class KnowledgePane(QWidget):
         left_layout.addWidget(self.query)
         left_layout.addLayout(filters)
         left_layout.addWidget(self.table, 1)
-        left_layout.addWidget(self.count_label)
+        own = QHBoxLayout()
+        own.addWidget(self.count_label, 1)
+        own.addWidget(self.add_button)
+        own.addWidget(self.merge_button)
+        left_layout.addLayout(own)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(left)
         splitter.addWidget(self.side_tabs)
@@ -270,6 +307,10 @@ class KnowledgePane(QWidget):
         self.table.selectionModel().selectionChanged.connect(self._on_table_selection_changed)
         self.editor.save_requested.connect(self._on_editor_save_requested)
         self.editor.trash_requested.connect(self._on_editor_trash_requested)
+        self.editor.pin_requested.connect(self._on_editor_pin_requested)
+        self.editor.retire_requested.connect(self._on_editor_retire_requested)
+        self.add_button.clicked.connect(self._on_add_button_clicked)
+        self.merge_button.clicked.connect(self._on_merge_button_clicked)
         self.history_view.selectionModel().selectionChanged.connect(self._on_history_selection_changed)
         self.restore_button.clicked.connect(self._on_restore_button_clicked)
 
@@ -354,7 +395,13 @@ class KnowledgePane(QWidget):
     def _on_filters_changed(self, *_args: Any) -> None:
         self._search_timer.start()
 
+    def selected_documents(self) -> list[SearchHit]:
+        rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []
+        hits = [r.siblingAtColumn(0).data(ItemRole) for r in rows]
+        return [h for h in hits if isinstance(h, SearchHit) and h.item_type == "document" and h.kind != "reflection"]
+
     def _on_table_selection_changed(self, *_args: Any) -> None:
+        self.merge_button.setEnabled(len(self.selected_documents()) >= 2)
         index = self.table.currentIndex()
         hit = index.siblingAtColumn(0).data(ItemRole) if index.isValid() else None
         if not isinstance(hit, SearchHit) or self._service is None:
@@ -406,6 +453,62 @@ class KnowledgePane(QWidget):
         self._runner.submit("restore", lambda: service.restore(entry),
                             lambda _r: self._after_restore(),
                             lambda e: self._interaction.inform("Restore", f"Not restored: {e}"))
+
+
+    # ---- The person's own hand
+
+    def _own(self, label: str, call: Any, message: str, doc_id: str = "") -> None:
+        def done(_result: Any) -> None:
+            self.action_answered.emit(message, True)
+            self.run_search()
+            if doc_id:
+                self.open_document(doc_id)
+
+        self._runner.submit(label, call, done, lambda e: self._interaction.inform("Memory", f"Not done: {e}"))
+
+    def _on_editor_pin_requested(self) -> None:
+        doc, service = self._doc, self._service
+        if doc is None or service is None:
+            return
+        pinned = not doc.get("pinned")
+        self._own("pin", lambda: service.pin(doc, pinned),
+                  f"{'Pinned' if pinned else 'Unpinned'} “{doc.title}”", doc.id)
+
+    def _on_editor_retire_requested(self) -> None:
+        doc, service = self._doc, self._service
+        if doc is None or service is None:
+            return
+        reason = self._interaction.ask_text("No longer true", f"Why is “{doc.title}” no longer true?")
+        if reason is None or not reason.strip():
+            return
+        self._own("retire", lambda: service.retire(doc, reason), f"“{doc.title}” kept as no longer true", doc.id)
+
+    def _on_add_button_clicked(self) -> None:
+        service = self._service
+        if service is None:
+            return
+        from ui.dialogs.add_memory import AddMemoryDialog
+
+        dialog = AddMemoryDialog(self._runner, service.matching_turns, self)
+        if dialog.exec() != AddMemoryDialog.DialogCode.Accepted or not dialog.text():
+            return
+        text, turns = dialog.text(), dialog.turns()
+        self._own("add memory", lambda: service.add(text, turns), "Added your memory")
+
+    def _on_merge_button_clicked(self) -> None:
+        hits, service = self.selected_documents(), self._service
+        if len(hits) < 2 or service is None:
+            return
+        ids = [h.id for h in hits]
+        self._runner.submit("read memories", lambda: service.bodies(ids), lambda texts: self._merge(ids, texts))
+
+    def _merge(self, ids: list[str], texts: list[str]) -> None:
+        service = self._service
+        text = self._interaction.ask_text("Merge", f"One memory instead of {len(ids)} (edit it):", " ".join(texts),
+                                          multiline=True)
+        if service is None or text is None or not text.strip():
+            return
+        self._own("merge", lambda: service.merge(ids, text), f"Merged {len(ids)} memories into one")
 
 
 if __name__ == "__main__":  # a preview of this pane alone, on the demo

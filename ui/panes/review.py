@@ -1,9 +1,12 @@
 """Review queue pane: lanes of staged items on the left, the selected item on the right.
 
 Keyboard-first: A approve, E edit, D discard, U or Ctrl+Z undo, arrows to move, Shift/Ctrl
-for multi-selection (bulk approve/discard). While editing, keys type (A types "a"),
-Ctrl+Enter approves the edited text and Esc puts the proposal back and returns to the
-list; a hint under the editor says so, and the evidence highlighting follows the edit.
+for multi-selection, L selects the current item's whole lane, M merges the selected items
+into one memory. Approving or discarding several is one step, undone at once. In the
+evidence, selecting words of a turn and pressing R (or the context menu) remembers them.
+While editing, keys type (A types "a"), Ctrl+Enter approves the edited text and Esc puts
+the proposal back and returns to the list; a hint under the editor says so, and the
+evidence highlighting follows the edit.
 Every action is answered with ``action_answered`` (shown by the window with Undo). Every
 action is an engine call run by the ``OpRunner``; the pane refreshes from the engine
 afterwards, so the files decide what is shown.
@@ -139,6 +142,7 @@ class ReviewPane(QWidget):
         self.discard_button.clicked.connect(self._on_discard_button_clicked)
         self.undo_button.clicked.connect(self._on_undo_button_clicked)
         self.evidence.context_requested.connect(self._on_evidence_context_requested)
+        self.evidence.remember_requested.connect(self._on_remember_requested)
         self.contradiction.resolved.connect(self._on_contradiction_resolved)
         self.diff.new_edit.textChanged.connect(self._on_new_edit_text_changed)
         self._evidence_timer.timeout.connect(self._on_evidence_timer_timeout)
@@ -148,6 +152,8 @@ class ReviewPane(QWidget):
             Qt.Key.Key_D: self._on_discard_button_clicked,
             Qt.Key.Key_U: self._on_undo_button_clicked,
             Qt.Key.Key_Delete: self._on_discard_button_clicked,
+            Qt.Key.Key_L: self._select_lane,
+            Qt.Key.Key_M: self._on_merge_requested,
         }
         self.tree.installEventFilter(self)
         self.diff.new_edit.installEventFilter(self)
@@ -302,19 +308,21 @@ class ReviewPane(QWidget):
                 lambda _r: self._answer(message), self._on_action_failed,
             )
             return
-        # Each row approves the bytes it showed (its hash from the listing), as one item does.
-        items = [(e.item, e.shown_hash) for e in entries if e.kind != "contradiction" and not e.flags]
+        # Several at once are one step (one undo); items that need their own answer
+        # (flagged, corrections, contradictions) are left for one-by-one review.
+        items = [e.item for e in entries if e.kind != "contradiction" and not e.flags]
         skipped = len(entries) - len(items)
         note = (
             f"\n({skipped} flagged item(s) or contradiction(s) are skipped; decide those one by one.)"
             if skipped
             else ""
         )
-        if not items or not self._interaction.confirm("Approve", f"Approve {len(items)} items as shown?{note}"):
+        if not items or not self._interaction.confirm("Approve", f"Approve {len(items)} items as shown, "
+                                                                 f"as one step?{note}"):
             return
         self._runner.submit(
-            "approve all", lambda: [service.approve(i, None, h) for i, h in items],
-            lambda _r: self._answer(f"Approved {len(items)} items"), self._on_action_failed,
+            "approve all", lambda: service.approve_all(items),
+            lambda r: self._answer(r.message[:1].upper() + r.message[1:]), self._on_action_failed,
         )
 
     def _on_edit_button_clicked(self) -> None:
@@ -341,10 +349,56 @@ class ReviewPane(QWidget):
         service = self._service
         items = [e.item for e in entries]
         message = f"Discarded {what}" + (f" ({reason})" if reason else "")
-        self._runner.submit(
-            "discard", lambda: [service.discard(i, reason) for i in items],
-            lambda _r: self._answer(message), self._on_action_failed,
-        )
+        if len(items) == 1:
+            self._runner.submit("discard", lambda: service.discard(items[0], reason),
+                                lambda _r: self._answer(message), self._on_action_failed)
+            return
+        self._runner.submit("discard all", lambda: service.discard_all(items, reason),
+                            lambda _r: self._answer(message + " in one step"), self._on_action_failed)
+
+    def _select_lane(self) -> None:
+        """Select every item of the current item's lane (then A or D acts on the lane)."""
+        current = self.tree.currentIndex()
+        lane = current.parent()
+        if not current.isValid() or not lane.isValid():
+            return
+        selection = self.tree.selectionModel()
+        selection.clearSelection()
+        for row in range(self.model.rowCount(lane)):
+            selection.select(self.model.index(row, 0, lane),
+                             QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows)
+        self._update_enabled()
+
+    def _on_merge_requested(self) -> None:
+        entries = [e for e in self.selected_entries() if e.kind not in ("contradiction", "correction")]
+        if len(entries) < 2 or self._service is None:
+            self._interaction.inform("Merge", "Select two or more proposals (Shift or Ctrl) to merge them.")
+            return
+        if any(e.flags for e in entries):
+            self._interaction.inform("Merge", "A flagged item is decided on its own, not merged.")
+            return
+        joined = " ".join(e.text.strip() for e in entries)
+        text = self._interaction.ask_text("Merge", f"One memory instead of {len(entries)} (edit it):", joined,
+                                          multiline=True)
+        if text is None or not text.strip():
+            return
+        service = self._service
+        ids = [e.item_id for e in entries]
+        self._runner.submit("merge", lambda: service.merge(ids, text),
+                            lambda r: self._answer(f"Merged {len(ids)} into one memory"), self._on_action_failed)
+
+    def _on_remember_requested(self, number: int, text: str) -> None:
+        if self._service is None:
+            return
+        choice = self._interaction.choose(
+            "Remember this", f"“{elide(text, 120)}” (turn #{number}) becomes a memory:",
+            ["Keep it in the queue for review", "Approve it now"])
+        if choice is None:
+            return
+        approve = choice.startswith("Approve")
+        service = self._service
+        self._runner.submit("remember", lambda: service.remember(number, text, approve),
+                            lambda r: self._answer("Remembered: " + r.message), self._on_action_failed)
 
     def _ask_discard_reason(self, what: str) -> str | None:
         """The optional reason ("" for none), or None when the person cancelled."""

@@ -171,6 +171,28 @@ class ReviewService:
         return self.review.resolve(self.user_id, item.doc_id, choice, shown_hash or item.content_hash,
                                    note=note)
 
+    # ---- The person's own hand (one undoable step each)
+
+    def approve_all(self, items: Sequence[ReviewItem], accept_flags: bool = False) -> ActionResult:
+        return own_hand(self.engine).approve_all(self.user_id, [i.doc_id for i in items], accept_flags=accept_flags)
+
+    def discard_all(self, items: Sequence[ReviewItem], reason: str) -> ActionResult:
+        return own_hand(self.engine).discard_all(self.user_id, [i.doc_id for i in items], reason)
+
+    def merge(self, ids: Sequence[str], text: str) -> ActionResult:
+        return own_hand(self.engine).merge(self.user_id, ids, text)
+
+    def remember(self, turn_number: int, text: str, approve: bool) -> ActionResult:
+        return own_hand(self.engine).remember(self.user_id, turn_number, text, approve=approve)
+
+
+def own_hand(engine: Engine) -> Any:
+    """The person's memory actions over the engine's review (``curator.review.own_hand``)."""
+    from curator.review.own_hand import OwnHand
+    from curator.vault.person import person_name
+
+    return OwnHand(engine.review, person=person_name(engine.settings))
+
 
 # ---- Knowledge
 
@@ -276,6 +298,39 @@ class KnowledgeService:
 
     def read_version(self, entry: HistoryEntry) -> str:
         return entry.path.read_text("utf-8")
+
+    # ---- The person's own hand
+
+    def add(self, text: str, turns: Sequence[int]) -> ActionResult:
+        return own_hand(self.engine).add(self.user_id, text, turns=turns)
+
+    def pin(self, doc: Document, pinned: bool) -> ActionResult:
+        return own_hand(self.engine).pin(self.user_id, doc.id, pinned)
+
+    def retire(self, doc: Document, reason: str) -> ActionResult:
+        return own_hand(self.engine).retire(self.user_id, doc.id, reason)
+
+    def merge(self, ids: Sequence[str], text: str) -> ActionResult:
+        return own_hand(self.engine).merge(self.user_id, ids, text)
+
+    def undo(self) -> ActionResult | None:
+        results = self.engine.review.undo(self.user_id)
+        return results[0] if results else None
+
+    def bodies(self, ids: Sequence[str]) -> list[str]:
+        """The texts of these documents, in order ('' for one that is gone)."""
+        docs = [self.engine.store.find(i, self.user_id, areas=("knowledge",)) for i in ids]
+        return [d.body.strip() if d is not None else "" for d in docs]
+
+    def matching_turns(self, text: str, limit: int = 6) -> list[IndexedTurn]:
+        """Turns whose words match ``text`` (evidence offered while a memory is typed)."""
+        from curator.index.search import SearchFilters, search
+
+        if len(text.split()) < 2:
+            return []
+        hits = search(self.engine.index, text, SearchFilters(user_id=self.user_id, item_types=("turn",)), limit)
+        turns = [self.engine.index.get_turn(self.user_id, h.number) for h in hits if h.number is not None]
+        return [t for t in turns if t is not None]
 
 
 
