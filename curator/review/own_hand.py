@@ -125,7 +125,9 @@ class OwnHand:
             if approve:
                 rel = self.review.files.move_to_knowledge(user_id, doc, action, None, steps)
             self.review.log.append(user_id, name, doc.id, steps)
-            self.review.log.emit(f"review.{name}", user_id, doc.id, path=rel, approved=approve)
+            what = {"remember": "remembered", "add": "added by hand"}.get(name, name)
+            self.review.log.emit(f"review.{name}", user_id, doc.id, path=rel, approved=approve,
+                                 message=f"{what}: “{draft.title}”" + (" (approved)" if approve else " (for review)"))
         where = "approved into" if approve else "staged for review in"
         return ActionResult(name, doc.id, f"{where} {rel}", [rel], file_hash(self.review.files.abs(user_id, rel)))
 
@@ -142,7 +144,7 @@ class OwnHand:
             steps: Steps = []
             rel = self.review.files.update_knowledge(user_id, doc, steps, meta=meta, action=name)
             self.review.log.append(user_id, name, doc.id, steps)
-            self.review.log.emit(f"review.{name}ned", user_id, doc.id, path=rel)
+            self.review.log.emit(f"review.{name}ned", user_id, doc.id, path=rel, message=f"{name}ned “{doc.title}”")
         return ActionResult(name, doc.id, f"{name}ned {doc.title}", [rel])
 
     def retire(self, user_id: str, doc_id: str, reason: str, *, merged_into: str = "") -> ActionResult:
@@ -153,7 +155,8 @@ class OwnHand:
             steps: Steps = []
             doc = self._retire(user_id, doc_id, reason, merged_into, steps)
             self.review.log.append(user_id, "retire", doc.id, steps)
-            self.review.log.emit("review.retired", user_id, doc.id, reason=reason)
+            self.review.log.emit("review.retired", user_id, doc.id, reason=reason,
+                                 message=f"no longer true: “{doc.title}” ({reason.strip()})")
         return ActionResult("retire", doc.id, f"retired {doc.title}: {reason}")
 
     def _retire(self, user_id: str, doc_id: str, reason: str, merged_into: str, steps: Steps) -> Document:
@@ -191,12 +194,13 @@ class OwnHand:
                           "after_hash": file_hash(doc.path), "area": "staging"})
             rel = self.review.files.move_to_knowledge(user_id, doc, "merged", None, steps)
             for part in parts:
-                if part.get("status") == "approved":
+                if part.path is not None and "Knowledge" in part.path.parts:  # approved: kept, retired
                     self._retire(user_id, part.id, f"merged into {doc.id}", doc.id, steps)
                 else:
                     self.review.files.trash(user_id, part, f"merged into {doc.id}", steps)
             self.review.log.append(user_id, "merge", doc.id, steps)
-            self.review.log.emit("review.merged", user_id, doc.id, path=rel, merged=ids)
+            self.review.log.emit("review.merged", user_id, doc.id, path=rel, merged=ids,
+                                 message=f"merged {len(ids)} into “{doc.title}”")
         return ActionResult("merge", doc.id, f"merged {len(ids)} into {rel}", [rel])
 
     def _merge_part(self, user_id: str, item_id: str) -> Document:
@@ -250,7 +254,9 @@ class OwnHand:
             if not done:
                 raise ReviewError("none of the chosen items can be taken in bulk: " + "; ".join(skipped))
             self.review.log.append(user_id, name, done[0], steps)
-            self.review.log.emit(f"review.{name}", user_id, done[0], items=done, skipped=skipped)
+            verb = "approved" if name == "approve_all" else "discarded"
+            self.review.log.emit(f"review.{name}", user_id, done[0], items=done, skipped=skipped,
+                                 message=f"{verb} {len(done)} items in one step")
         verb = "approved" if name == "approve_all" else "discarded"
         note = f"; skipped {len(skipped)}: " + "; ".join(skipped) if skipped else ""
         return ActionResult(name, done[0], f"{verb} {len(done)} items in one step{note}")

@@ -118,3 +118,21 @@ def test_add_a_memory_with_evidence_found_as_one_types(qtbot, engine: Engine, ru
     result = service.add(dialog.text(), turns)
     doc = engine.store.find(result.doc_id, "default", areas=("knowledge",))
     assert doc is not None and doc.source_turns == turns and doc.get("reviewer_action") == "written"
+
+
+def test_a_proposal_close_to_a_known_memory_offers_to_merge(qtbot, window: MainWindow, engine: Engine,
+                                                            staged: StagedSet) -> None:
+    from curator.review.staging import StagedDraft, StagingArea
+
+    close = StagingArea(engine.store, engine.clock).stage("default", StagedDraft(
+        kind="fact", title="Ana in Porto", text="Maya's sister Ana lives in Porto with her cat.", category="Facts",
+        source_turns=[9], confidence=0.6, batch_id=2, origin="batch", gates=["caps"])).id
+    with qtbot.waitSignal(window.review.queue_changed, timeout=WAIT):
+        window.review.reload(close)
+    select(qtbot, window, close)
+    assert window.review.known.isVisibleTo(window) and "Ana lives in Porto" in window.review.known_label.text()
+    with qtbot.waitSignal(window.review.queue_changed, timeout=WAIT):
+        qtbot.mouseClick(window.review.known_merge, Qt.MouseButton.LeftButton)
+    merged = [d for _, d in engine.store.iter_documents("default", "knowledge") if d.get("merged_from")]
+    assert len(merged) == 1 and set(merged[0].get("merged_from")) == {close, staged.existing_fact}
+    assert engine.store.find(staged.existing_fact, "default").get("merged_into") == merged[0].id  # type: ignore[union-attr]

@@ -96,6 +96,19 @@ class ReviewPane(QWidget):
         buttons.addStretch(1)
 
         self.card = ItemCard()
+        # "Already known?": an approved memory that says much the same, and the offer to merge.
+        self.known_label = QLabel("")
+        self.known_label.setObjectName("already_known")
+        self.known_label.setWordWrap(True)
+        self.known_label.setProperty("role", "meta")
+        self.known_merge = QPushButton("Merge with it…")
+        self.known_merge.setObjectName("merge_with_known")
+        known_row = QHBoxLayout()
+        known_row.addWidget(self.known_label, 1)
+        known_row.addWidget(self.known_merge)
+        self.known = QWidget()
+        self.known.setLayout(known_row)
+        self.known.hide()
         self.diff = DiffView()
         self.contradiction = ContradictionView()
         self.detail_stack = QStackedWidget()
@@ -122,6 +135,7 @@ class ReviewPane(QWidget):
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
         top_layout.addWidget(self.card)
+        top_layout.addWidget(self.known)
         top_layout.addWidget(self.detail_stack, 1)
         top_layout.addWidget(self.edit_hint)
         top_layout.addLayout(buttons)
@@ -141,6 +155,7 @@ class ReviewPane(QWidget):
         self.edit_button.clicked.connect(self._on_edit_button_clicked)
         self.discard_button.clicked.connect(self._on_discard_button_clicked)
         self.undo_button.clicked.connect(self._on_undo_button_clicked)
+        self.known_merge.clicked.connect(self._on_known_merge_clicked)
         self.evidence.context_requested.connect(self._on_evidence_context_requested)
         self.evidence.remember_requested.connect(self._on_remember_requested)
         self.contradiction.resolved.connect(self._on_contradiction_resolved)
@@ -387,6 +402,19 @@ class ReviewPane(QWidget):
         self._runner.submit("merge", lambda: service.merge(ids, text),
                             lambda r: self._answer(f"Merged {len(ids)} into one memory"), self._on_action_failed)
 
+    def _on_known_merge_clicked(self) -> None:
+        detail, service = self._detail, self._service
+        if detail is None or service is None or not detail.known_id:
+            return
+        text = self._interaction.ask_text("Merge", "One memory instead of the two (edit it):",
+                                          f"{detail.known_text.strip()} {self.diff.new_text().strip()}".strip(),
+                                          multiline=True)
+        if text is None or not text.strip():
+            return
+        ids = [detail.item_id, detail.known_id]
+        self._runner.submit("merge", lambda: service.merge(ids, text),
+                            lambda _r: self._answer("Merged into the known memory"), self._on_action_failed)
+
     def _on_remember_requested(self, number: int, text: str) -> None:
         if self._service is None:
             return
@@ -450,6 +478,9 @@ class ReviewPane(QWidget):
     def _show_detail(self, entry: QueueEntry | None, detail: ReviewDetail | None) -> None:
         self._detail = detail
         self.card.show_entry(entry, detail)
+        known = detail.known_text if detail is not None else ""
+        self.known.setVisible(bool(known))
+        self.known_label.setText(f"Already known? “{elide(known, 160)}”" if known else "")
         if entry is None or detail is None:
             self.edit_hint.hide()
             self.diff.clear()

@@ -34,6 +34,8 @@ from curator.vault.settings import SourceConfig
 from curator.vault.store import HistoryEntry, TrashEntry
 
 CONTEXT_RADIUS = 6
+# Similar enough to ask "already known?" (the dedup gate drops a proposal above 0.8).
+ALREADY_KNOWN = 0.45
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,8 @@ class ReviewDetail:
     missing_turns: Sequence[int] = ()
     left: Statement | None = None
     right: Statement | None = None
+    known_id: str = ""  # an approved memory that says much the same ("already known?")
+    known_text: str = ""
 
 
 def _date_of(value: Any) -> str:
@@ -116,7 +120,10 @@ class ReviewService:
                 turns=tuple(current.source_turns),
             )
         proposed = shown.new_text if current.kind == "correction" and shown.new_text else current.text
+        known_id, known_text = self._already_known(current) if current.kind == "fact" else ("", "")
         return ReviewDetail(
+            known_id=known_id,
+            known_text=known_text,
             item_id=current.doc_id,
             claim=current.text,
             proposed_text=proposed,
@@ -128,6 +135,18 @@ class ReviewService:
             left=left,
             right=right,
         )
+
+    def _already_known(self, item: ReviewItem) -> tuple[str, str]:
+        """The approved memory closest to ``item`` when it is close enough to ask about merging."""
+        from curator.reflection.gates.similarity import similarity
+        from curator.reflection.knowledge import IndexKnowledge
+
+        best = ("", "", 0.0)
+        for doc in IndexKnowledge(lambda: self.engine.index, self.engine.store).search(self.user_id, item.text, 5):
+            score = similarity(item.text, doc.text)
+            if score > best[2]:
+                best = (doc.doc_id, doc.text, score)
+        return (best[0], best[1]) if best[2] >= ALREADY_KNOWN else ("", "")
 
     def turns(self, numbers: Sequence[int], user_id: str) -> tuple[list[IndexedTurn], list[int]]:
         """The indexed turns with these numbers, and the numbers not found."""
