@@ -47,7 +47,21 @@ FAULT_POINTS: dict[str, tuple[str | None, ...]] = {
     "undo": ("review.undo.after_intent", "store.move.after_write", "store.restore.after_move",
              "review.undo.after_step", "review.undo.before_log", "review.undo.before_done", None),
     "reindex": ("reindex.before_swap", "reindex.mid_swap", None),
+    # The person's own hand (issue 23): each is one intent-logged action like the above.
+    "remember": ("review.remember.after_intent", "store.move.after_write", "review.remember.before_log",
+                 "review.remember.before_done", None),
+    "add": ("review.add.after_intent", "store.move.after_write", "review.add.before_log",
+            "review.add.before_done", None),
+    "pin": ("review.pin.after_intent", "review.pin.before_log", "review.pin.before_done", None),
+    "retire": ("review.retire.after_intent", "review.retire.before_log", "review.retire.before_done", None),
+    "merge": ("review.merge.after_intent", "store.move.after_write", "store.trash.after_note",
+              "review.merge.before_log", "review.merge.before_done", None),
+    "approve_all": ("review.approve_all.after_intent", "store.move.after_write@2", "review.approve_all.before_log",
+                    "review.approve_all.before_done", None),
+    "discard_all": ("review.discard_all.after_intent", "store.trash.after_note@2", "review.discard_all.before_log",
+                    "review.discard_all.before_done", None),
 }
+OWN_HAND = ("remember", "add", "pin", "retire", "merge", "approve_all", "discard_all")
 CASES: tuple[tuple[str, str | None], ...] = tuple((op, p) for op, points in FAULT_POINTS.items() for p in points)
 
 
@@ -168,6 +182,8 @@ class CrashBench:
             return ["review", "undo"]
         self.restock(engine)
         waiting = sorted(d for d, a in self.places(engine).items() if a == ["staging"])
+        if op in OWN_HAND:
+            return self._own_hand_args(engine, op, waiting)
         if op == "approve":
             corrections = [d for d in waiting if self._kind(engine, d) == "correction"]
             item = corrections[0] if corrections and self.rng.random() < 0.3 else self.rng.choice(waiting)
@@ -176,6 +192,41 @@ class CrashBench:
         if op == "discard":
             return ["review", "discard", item, "--reason", "soak"]
         return ["review", "edit", item, "--text", f"Edited text {self.rng.randrange(10**6)}."]
+
+    def _own_hand_args(self, engine: Engine, op: str, waiting: list[str]) -> list[str]:
+        n = self.rng.randrange(10**6)
+        facts = [d for d in waiting if self._kind(engine, d) == "fact"]
+        while len(facts) < 2:  # corrections pile up after undos; merges and bulks want facts
+            draft = StagedDraft(kind="fact", title=f"Fact number {n}", text=f"The person owns kettle {n}.",
+                                category="Facts", source_turns=[1], confidence=0.6, batch_id=1, origin="batch",
+                                gates=["caps"])
+            doc = StagingArea(engine.store, engine.clock).stage(USER, draft)
+            if doc.path is not None:
+                engine.document_changed(doc.path)
+            facts.append(doc.id)
+        if op == "remember":
+            turn = self.rng.choice(engine.index.turns(USER, limit=None))
+            return ["remember", str(turn.number), "--text", turn.text.split(":", 1)[0], "--approve"]
+        if op == "add":
+            return ["add", f"The person painted kettle {n}.", "--turn", "1"]
+        if op in ("pin", "retire"):
+            live = self._live_knowledge(engine)
+            if op == "pin":
+                return ["pin" if not live[0][1] else "unpin", live[0][0]]
+            return ["retire", live[-1][0], "--reason", f"no longer true {n}"]
+        if op == "merge":
+            parts = [*self.rng.sample(facts, 2), self._live_knowledge(engine)[-1][0]]
+            return ["merge", *parts, "--text", f"The person owns kettles {n}."]
+        chosen = self.rng.sample(facts, 2)
+        return ["approve-all", *chosen] if op == "approve_all" else ["discard-all", *chosen, "--reason", "soak"]
+
+    def _live_knowledge(self, engine: Engine) -> list[tuple[str, bool]]:
+        """(id, pinned) of approved memories not retired, by id (two added when fewer are left)."""
+        live = [(d.id, bool(d.get("pinned"))) for _, d in engine.store.iter_documents(USER, "knowledge")
+                if isinstance(d, Document) and not d.get("retired_at")]
+        while len(live) < 2:
+            live.append((self._knowledge(engine), False))
+        return sorted(live)
 
     # ---- One cycle
 
@@ -188,12 +239,17 @@ class CrashBench:
             before = self.places(engine)
             undo_before = len(self._undo_entries(engine))
         item = args[2] if len(args) > 2 and args[0] == "review" else ""
+        if op in ("merge", "approve_all", "discard_all"):
+            item = ",".join(a for a in args[1:] if not a.startswith("-") and a in before)
+        meta_before = self._knowledge_meta(op, args)
         done = _cli(self.vault, args, fault)
         result = CycleResult(op, fault, killed=done.returncode == -9)
         if done.returncode not in (0, -9):
             result.error = f"{' '.join(args)} exited {done.returncode}: {done.stderr.strip()[-300:]}"
         try:
             with Engine(self.vault, triggers=False) as engine:  # the restart: recovery runs here
+                if op in OWN_HAND:  # before _check, which may undo the newest action
+                    self._check_own_hand(engine, result, before, item, meta_before)
                 self._check(engine, result, before, item, undo_before)
                 if check_index:
                     result.index_equal = engine.reindex().equal
@@ -239,6 +295,54 @@ class CrashBench:
             result.undo_broken = f"undo history went from {undo_before} to {len(entries)} entries"
         if entries and self.rng.random() < 0.25:
             self._probe_undo(engine, result)
+
+    def _knowledge_meta(self, op: str, args: list[str]) -> dict[str, Any]:
+        if op not in ("pin", "retire"):
+            return {}
+        with Engine(self.vault, triggers=False) as engine:
+            doc = engine.store.find(args[1], USER, areas=("knowledge",))
+            return {**doc.meta, "id": args[1]} if doc is not None else {"id": args[1]}
+
+    def _check_own_hand(self, engine: Engine, result: CycleResult, before: dict[str, list[str]], item: str,
+                        meta_before: dict[str, Any]) -> None:
+        """All or nothing for the person's own actions: every part moved, or none."""
+        after = self.places(engine)
+        new = [d for d in after if d not in before]
+        if result.op in ("remember", "add"):
+            if len(new) > 1 or any(after[d] != ["knowledge"] for d in new):
+                result.half_done.append(f"{result.op} left {[(d, after[d]) for d in new]}")
+        elif result.op == "merge":
+            parts = [p for p in item.split(",") if p]
+            merged = [d for d in new if after[d] == ["knowledge"]]
+            staged_parts = [p for p in parts if before.get(p) == ["staging"]]
+            moved = {p: after.get(p, []) for p in staged_parts}
+            known = [engine.store.find(p, USER, areas=("knowledge",)) for p in parts if before.get(p) == ["knowledge"]]
+            retired = [bool(d is not None and d.get("merged_into")) for d in known]
+            if merged:
+                if any(m != ["trash"] for m in moved.values()) or not all(retired):
+                    result.half_done.append(f"merged, but parts left: {moved} retired {retired}")
+            elif any(m != ["staging"] for m in moved.values()) or any(retired) or new:
+                result.half_done.append(f"merge not done, but parts moved: {moved} retired {retired} new {new}")
+        elif result.op in ("approve_all", "discard_all"):
+            parts = [p for p in item.split(",") if p]
+            target = "knowledge" if result.op == "approve_all" else "trash"
+            states = {tuple(after.get(p, [])) for p in parts}
+            if states not in ({("staging",)}, {(target,)}):
+                result.half_done.append(f"{result.op} moved some: {[(p, after.get(p)) for p in parts]}")
+        else:  # pin/unpin/retire: the memory as it was, or as the finished action leaves it
+            doc = engine.store.find(meta_before.get("id", ""), USER, areas=("knowledge",))
+            if doc is None:
+                result.lost.append(f"{result.op}: memory {meta_before.get('id')} left Knowledge")
+                return
+            was_pinned, is_pinned = bool(meta_before.get("pinned")), bool(doc.get("pinned"))
+            was_retired, now_retired = bool(meta_before.get("retired_at")), bool(doc.get("retired_at"))
+            if result.op == "retire":
+                if now_retired and not (doc.get("retired_reason") and not is_pinned):
+                    result.half_done.append(f"{doc.id} retired without its reason or still pinned")
+                if not now_retired and (is_pinned != was_pinned or was_retired):
+                    result.half_done.append(f"{doc.id} changed but not retired")
+            elif now_retired != was_retired:
+                result.half_done.append(f"{doc.id}: a pin changed whether it is retired")
 
     def _approve_one(self, engine: Engine) -> None:
         from curator.review.actions import ReviewEngine

@@ -16,6 +16,7 @@ from curator.cli.main import CliError, emit, vault_of
 
 if TYPE_CHECKING:
     from curator.engine import Engine
+    from curator.review.own_hand import OwnHand
 
 
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
@@ -95,26 +96,17 @@ def _dispatch(args: argparse.Namespace, engine: Engine, own: Any) -> Any:
         return own.retire(user, args.id, args.reason)
     if name == "merge":
         return own.merge(user, args.ids, args.text, title=args.title)
-    ids = list(args.ids) or _chosen(engine, user, args.kind, args.conversation)
+    ids = list(args.ids) or _chosen(own, user, args.kind, args.conversation)
     if name == "approve-all":
         return own.approve_all(user, ids, accept_flags=args.accept_flags)
     return own.discard_all(user, ids, args.reason)
 
 
-def _chosen(engine: Engine, user: str, kind: str | None, conversation: str | None) -> list[str]:
+def _chosen(own: OwnHand, user: str, kind: str | None, conversation: str | None) -> list[str]:
     """Staged items of one kind (a lane) or citing one conversation."""
     if kind is None and conversation is None:
         raise CliError("name the items, or choose them with --kind or --conversation")
-    items = engine.review.list_items(user).items
-    chosen = []
-    for item in items:
-        if kind is not None and item.kind != kind:
-            continue
-        if conversation is not None:
-            turns = [engine.index.get_turn(user, n) for n in item.source_turns]
-            if not any(t is not None and t.conversation == conversation for t in turns):
-                continue
-        chosen.append(item.doc_id)
+    chosen = own.staged_ids(user, kind=kind, conversation=conversation)
     if not chosen:
         raise CliError("no staged item matches")
     return chosen

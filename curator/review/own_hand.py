@@ -261,6 +261,23 @@ class OwnHand:
         note = f"; skipped {len(skipped)}: " + "; ".join(skipped) if skipped else ""
         return ActionResult(name, done[0], f"{verb} {len(done)} items in one step{note}")
 
+    def staged_ids(self, user_id: str, *, kind: str | None = None, conversation: str | None = None) -> list[str]:
+        """Staged items of one kind (a lane) and/or citing one conversation, queue order."""
+        chosen = []
+        for item in self.review.list_items(user_id).items:
+            if kind is not None and item.kind != kind:
+                continue
+            if conversation is not None and conversation not in self.conversations_of(user_id, item.source_turns):
+                continue
+            chosen.append(item.doc_id)
+        return chosen
+
+    def conversations_of(self, user_id: str, numbers: Sequence[int]) -> list[str]:
+        """The conversations the turns ``numbers`` belong to, first cited first."""
+        source = self.review.turns
+        found = [source.get(user_id, int(n)) for n in numbers] if source is not None else []
+        return list(dict.fromkeys(t.conversation for t in found if t is not None))
+
     # ---- Internals
 
     def _knowledge(self, user_id: str, doc_id: str) -> Document:

@@ -136,3 +136,27 @@ def test_a_proposal_close_to_a_known_memory_offers_to_merge(qtbot, window: MainW
     merged = [d for _, d in engine.store.iter_documents("default", "knowledge") if d.get("merged_from")]
     assert len(merged) == 1 and set(merged[0].get("merged_from")) == {close, staged.existing_fact}
     assert engine.store.find(staged.existing_fact, "default").get("merged_into") == merged[0].id  # type: ignore[union-attr]
+
+
+def test_a_conversations_proposals_at_once(qtbot, window: MainWindow, engine: Engine, staged: StagedSet) -> None:
+    from curator.review.staging import StagedDraft, StagingArea
+
+    turns = engine.index.turns("default", limit=None)
+    first = turns[0].conversation
+    other = next(t for t in turns if t.conversation != first)
+    elsewhere = StagingArea(engine.store, engine.clock).stage("default", StagedDraft(
+        kind="fact", title="From the other chat", text=other.text[:80], category="Facts",
+        source_turns=[other.number], confidence=0.6, batch_id=2, origin="batch", gates=["caps"])).id
+    with qtbot.waitSignal(window.review.queue_changed, timeout=WAIT):
+        window.review.reload(elsewhere)
+    select(qtbot, window, staged.fact)
+    fact_turn = engine.index.get_turn("default", 3)
+    assert fact_turn is not None and fact_turn.conversation == first
+    with qtbot.waitSignal(window.review.action_answered, timeout=WAIT):
+        qtbot.keyClick(window.review.tree, Qt.Key.Key_C)
+    chosen = {e.item_id for e in window.review.selected_entries()}
+    assert staged.fact in chosen and elsewhere not in chosen
+    cited = {e.item_id for e in window.review.model.entries()
+             if any(t is not None and t.conversation == first
+                    for t in (engine.index.get_turn("default", n) for n in e.item.source_turns))}
+    assert chosen == cited

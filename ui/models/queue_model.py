@@ -140,6 +140,11 @@ class QueueModel(QAbstractItemModel):
                     return self.index(child, 0, self.index(row, 0))
         return QModelIndex()
 
+    def indexes_of(self, item_ids: set[str]) -> list[QModelIndex]:
+        """The rows of these items (one pass over the queue)."""
+        return [self.index(child, 0, self.index(row, 0)) for row, lane in enumerate(self._lanes)
+                for child, entry in enumerate(lane.entries) if entry.item_id in item_ids]
+
     def entry(self, index: _Index) -> QueueEntry | None:
         value = index.data(ItemRole) if index.isValid() else None
         return value if isinstance(value, QueueEntry) else None

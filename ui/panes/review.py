@@ -1,9 +1,10 @@
 """Review queue pane: lanes of staged items on the left, the selected item on the right.
 
 Keyboard-first: A approve, E edit, D discard, U or Ctrl+Z undo, arrows to move, Shift/Ctrl
-for multi-selection, L selects the current item's whole lane, M merges the selected items
-into one memory. Approving or discarding several is one step, undone at once. In the
-evidence, selecting words of a turn and pressing R (or the context menu) remembers them.
+for multi-selection, L selects the current item's whole lane, C every proposal from its
+conversation, M merges the selected items into one memory. Approving or discarding several
+is one step, undone at once. In the evidence, selecting words of a turn and pressing R (or
+the context menu) remembers them.
 While editing, keys type (A types "a"), Ctrl+Enter approves the edited text and Esc puts
 the proposal back and returns to the list; a hint under the editor says so, and the
 evidence highlighting follows the edit.
@@ -168,6 +169,7 @@ class ReviewPane(QWidget):
             Qt.Key.Key_U: self._on_undo_button_clicked,
             Qt.Key.Key_Delete: self._on_discard_button_clicked,
             Qt.Key.Key_L: self._select_lane,
+            Qt.Key.Key_C: self._select_conversation,
             Qt.Key.Key_M: self._on_merge_requested,
         }
         self.tree.installEventFilter(self)
@@ -383,6 +385,30 @@ class ReviewPane(QWidget):
             selection.select(self.model.index(row, 0, lane),
                              QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows)
         self._update_enabled()
+
+    def _select_conversation(self) -> None:
+        """Select every proposal citing the current item's conversation (then A or D acts on them)."""
+        entry = self.current_entry()
+        if entry is None or self._service is None:
+            return
+        service = self._service
+        self._runner.submit("select conversation", lambda: service.same_conversation(entry.item),
+                            self._on_conversation_found, self._on_action_failed)
+
+    def _on_conversation_found(self, found: tuple[str, list[str]]) -> None:
+        conversation, ids = found
+        if not ids:
+            self.action_answered.emit("This item cites no conversation", False)
+            return
+        wanted = set(ids)
+        selection = self.tree.selectionModel()
+        selection.clearSelection()
+        flags = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
+        for index in self.model.indexes_of(wanted):
+            selection.select(index, flags)
+        self._update_enabled()
+        self.action_answered.emit(f"Selected {len(ids)} proposal(s) from “{elide(conversation, 50)}”: "
+                                  "A approves them, D discards them, in one step", False)
 
     def _on_merge_requested(self) -> None:
         entries = [e for e in self.selected_entries() if e.kind not in ("contradiction", "correction")]

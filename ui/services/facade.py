@@ -204,6 +204,14 @@ class ReviewService:
     def remember(self, turn_number: int, text: str, approve: bool) -> ActionResult:
         return own_hand(self.engine).remember(self.user_id, turn_number, text, approve=approve)
 
+    def same_conversation(self, item: ReviewItem) -> tuple[str, list[str]]:
+        """(the item's conversation, ids of every staged item citing it); ("", []) for none."""
+        own = own_hand(self.engine)
+        conversations = own.conversations_of(self.user_id, item.source_turns)
+        if not conversations:
+            return "", []
+        return conversations[0], own.staged_ids(self.user_id, conversation=conversations[0])
+
 
 def own_hand(engine: Engine) -> Any:
     """The person's memory actions over the engine's review (``curator.review.own_hand``)."""

@@ -110,3 +110,23 @@ def test_a_fading_memory_is_asked_about_in_the_queue_once(engine: Engine, servic
     service.cycle_review().reject("default", outcome["cycle_id"], reason="not now")
     service.run_cycle("default", "manual")
     assert len([i for i in service.review.list_items("default").items if i.kind == "recheck"]) == 1
+
+
+def test_a_memory_pinned_by_hand_is_in_memory_md_after_a_cycle_and_a_retired_one_is_not(
+        engine: Engine, service: ReflectionService) -> None:
+    from curator.review.own_hand import OwnHand
+
+    own = OwnHand(engine.review, person="Maya")
+    kept = own.add("default", "Maya's passport number ends in 4471.", turns=[1])
+    own.pin("default", kept.doc_id)
+    own.pin("default", "peanut0001", pinned=False)  # unpinned: back to the normal lifecycle
+    own.retire("default", "veggie0001", "eats fish again")
+    outcome = service.run_cycle("default", "manual")
+    assert outcome["status"] == "proposed", outcome
+    review = service.cycle_review()
+    assert review.approve("default", outcome["cycle_id"]).status == "applied"
+    memory = (user_root(engine) / "MEMORY.md").read_text("utf-8")
+    critical = memory.split("## Critical Facts", 1)[1]
+    assert "📌 Maya's passport number ends in 4471." in critical
+    assert "📌 Maya is allergic to peanuts" not in memory
+    assert "vegetarian" not in memory
