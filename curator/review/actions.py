@@ -295,7 +295,7 @@ class ReviewEngine:
         fault_point("review.undo.before_log")
         self.log.save(user_id, entries[:-1])
         self.log.emit("review.undone", user_id, str(entry.get("doc_id", "")), action=entry.get("action"))
-        return ActionResult("undo", str(entry.get("doc_id", "")), f"undid {entry.get('action')}")
+        return ActionResult("undo", str(entry.get("doc_id", "")), f"undid {undone_words(str(entry.get('action')))}")
 
     def record_action(self, user_id: str, action: str, doc_id: str, steps: list[dict[str, Any]],
                       actor: str = "") -> None:
@@ -367,3 +367,16 @@ class ReviewEngine:
         approved = store.approve(user_id, doc.id)
         self.log.emit("review.approved", user_id, doc.id, path=self.files.rel(user_id, approved.path or doc.path))
         return ActionResult("approve", doc.id, "summary approved: search may return it", [], "")
+
+
+# What an undo says it took back, in words (the log keeps the action's code name).
+UNDONE = {"approve": "the approval", "discard": "the discard", "edit": "the edit",
+          "resolve": "the answer to a contradiction", "approve_all": "approving several in one step",
+          "discard_all": "discarding several in one step", "remember": "“remember this”",
+          "add": "the memory added by hand", "pin": "the pin", "unpin": "the unpin",
+          "retire": "“no longer true”", "merge": "the merge", "cycle": "the answer to a consolidation cycle"}
+
+
+def undone_words(action: str) -> str:
+    """``approve_all`` -> "approving several in one step": what an undo names to a person."""
+    return UNDONE.get(action) or UNDONE.get(action.split(":")[0]) or action.replace("_", " ").replace(":", " ")

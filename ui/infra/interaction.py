@@ -9,7 +9,14 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Protocol
 
-from PySide6.QtWidgets import QFileDialog, QInputDialog, QLineEdit, QMessageBox, QWidget
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QInputDialog,
+    QLineEdit,
+    QMessageBox,
+    QPlainTextEdit,
+    QWidget,
+)
 
 
 class Interaction(Protocol):
@@ -39,8 +46,18 @@ class DialogInteraction:
         return answer == QMessageBox.StandardButton.Yes
 
     def ask_text(self, title: str, label: str, text: str = "", multiline: bool = False) -> str | None:
-        if multiline:
-            value, ok = QInputDialog.getMultiLineText(self._parent, title, label, text)
+        if multiline:  # a memory to edit: wide, wrapped, all of it in view
+            dialog = QInputDialog(self._parent)
+            dialog.setWindowTitle(title)
+            dialog.setLabelText(label)
+            dialog.setOption(QInputDialog.InputDialogOption.UsePlainTextEditForTextInput)
+            dialog.setTextValue(text)
+            editor = dialog.findChild(QPlainTextEdit)
+            if editor is not None:
+                editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+            dialog.resize(560, 260)
+            ok = dialog.exec() == QInputDialog.DialogCode.Accepted
+            value = dialog.textValue()
         else:
             value, ok = QInputDialog.getText(self._parent, title, label, QLineEdit.EchoMode.Normal, text)
         return value if ok else None

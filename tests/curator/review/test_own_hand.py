@@ -116,7 +116,8 @@ def test_bulk_approve_is_one_step_and_skips_what_needs_its_own_answer(engine: En
     result = hand(engine).approve_all(USER, [*ids, correction])
     assert "skipped 1" in result.message
     assert all(engine.store.find(i, USER, areas=("knowledge",)) for i in ids)
-    engine.review.undo(USER)
+    [undone] = engine.review.undo(USER)
+    assert undone.message == "undid approving several in one step"  # words, not the log's code name
     assert all(engine.store.find(i, USER, areas=("staging",)) for i in ids)
     hand(engine).discard_all(USER, ids, "not now")
     assert not any(engine.store.find(i, USER, areas=("staging",)) for i in ids)
