@@ -126,13 +126,13 @@ class Archiver:
                       ",".join(map(str, numbers))))
 
 
-def archive_hit(row: Any, snippet: str, context: str) -> SearchHit:
+def archive_hit(row: Any, snippet: str, context: str, score: float) -> SearchHit:
     """A search hit for an archive summary row (the active index's stand-in for a day of turns)."""
     _, user_id, source_id, rest = row["ref"].split(":", 3)
     conversation, day = rest.rsplit(":", 1)
     numbers = [int(n) for n in context.split(",") if n.strip().isdigit()]
     return SearchHit(
-        item_type="archive", id=f"archive:{conversation}:{day}", score=-float(row["rank"]), snippet=snippet,
+        item_type="archive", id=f"archive:{conversation}:{day}", score=score, snippet=snippet,
         title=f"archived: conversation {conversation} on {day} ({len(numbers)} turns)", user_id=user_id,
         kind="archive", timestamp=row["ts"],
         # Where a person finds the full text: ``curator show N`` for each of these turns.

@@ -15,11 +15,11 @@ from typing import Any
 
 from curator.index.database import Index
 from curator.index.text import STOP_WORDS, cjk_phrases, readable_snippet, tokenize
+from curator.index.topk import Query, any_of, top_k
 
 log = logging.getLogger(__name__)
 
 MAX_QUERY_TERMS = 32
-RANK_CAP = 1500  # most rows BM25 ranks per query (see plan_query)
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ def query_terms(query: str) -> list[str]:
 
 
 def _or_expression(terms: list[str]) -> str:
-    return " OR ".join('"' + p.replace('"', '""') + '"' for t in terms for p in cjk_phrases(t))
+    return any_of(list(dict.fromkeys(p for t in terms for p in cjk_phrases(t))))
 
 
 def match_expression(query: str) -> str | None:
@@ -100,35 +100,6 @@ def match_expression(query: str) -> str | None:
     """
     terms = query_terms(query)
     return _or_expression(terms) if terms else None
-
-
-def _capped_count(conn: Any, expression: str, cap: int) -> int:
-    row = conn.execute(
-        "SELECT count(*) FROM (SELECT rowid FROM items_fts WHERE items_fts MATCH ? LIMIT ?)", (expression, cap + 1)
-    ).fetchone()
-    return int(row[0])
-
-
-def plan_query(conn: Any, terms: list[str], cap: int = RANK_CAP) -> tuple[str, int | None]:
-    """(MATCH expression, lowest rowid to rank or None) keeping ranking work under ``cap`` rows.
-
-    BM25 costs a few microseconds per matching row, so ranking every match of a word found
-    in most of 100k turns takes hundreds of milliseconds. When the query matches more than
-    ``cap`` items: words that match at most ``cap`` items each ("rare" ones, which dominate
-    BM25 through their IDF) are ranked over the whole index, and the common words are left
-    out; when every word is common, only the newest ``cap`` matches are ranked.
-    """
-    expression = _or_expression(terms)
-    if _capped_count(conn, expression, cap) <= cap:
-        return expression, None
-    rare = [t for t in terms if _capped_count(conn, _or_expression([t]), cap) <= cap]
-    if rare:
-        return _or_expression(rare), None
-    row = conn.execute(
-        "SELECT rowid FROM items_fts WHERE items_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
-        (expression, cap - 1),
-    ).fetchone()
-    return expression, (int(row[0]) if row else None)
 
 
 def search(index: Index, query: str, filters: SearchFilters | None = None, limit: int = 10) -> list[SearchHit]:
@@ -148,21 +119,19 @@ def search(index: Index, query: str, filters: SearchFilters | None = None, limit
     if not terms or limit <= 0:
         return []
     conn = index.reader()
-    expression, lowest_rowid = plan_query(conn, terms)
     where, params = _filter_clauses(filters or SearchFilters())
-    if lowest_rowid is not None:
-        where.insert(0, "items_fts.rowid >= ?")
-        params.insert(0, lowest_rowid)
-    rows = conn.execute(
-        "SELECT i.id, i.item_type, i.ref, i.user_id, i.kind, i.topic, i.scope, i.quality, i.ts, "
-        f"items_fts.rank * {QUALITY_WEIGHT} AS rank FROM items_fts JOIN items i ON i.id = items_fts.rowid "
-        f"WHERE {' AND '.join(['items_fts MATCH ?', 'i.searchable = 1', *where])} ORDER BY rank LIMIT ?",
-        [expression, *params, limit],
-    ).fetchall()
-    if not rows:
+    phrases = tuple(dict.fromkeys(p for t in terms for p in cjk_phrases(t)))
+    top = top_k(conn, Query(phrases, tuple(where), tuple(params), QUALITY_WEIGHT), limit)
+    if not top:
         return []
+    expression = _or_expression(terms)
+    scores = {r.rowid: r.score for r in top}
+    found = {row["id"]: row for row in conn.execute(
+        "SELECT i.id, i.item_type, i.ref, i.user_id, i.kind, i.topic, i.scope, i.quality, i.ts FROM items i "
+        f"WHERE i.id IN ({','.join('?' * len(top))})", [r.rowid for r in top])}
+    rows = [found[r.rowid] for r in top if r.rowid in found]
     snippets = _snippets(conn, expression, [r["id"] for r in rows])
-    return [_hit(index, row, snippets.get(row["id"], "")) for row in rows]
+    return [_hit(index, row, scores[row["id"]], snippets.get(row["id"], "")) for row in rows]
 
 
 def _filter_clauses(filters: SearchFilters) -> tuple[list[str], list[Any]]:
@@ -213,13 +182,13 @@ def _snippets(conn: sqlite3.Connection, expression: str, ids: list[int]) -> dict
         )
     }
 
-def _hit(index: Index, row: Any, snippet: str) -> SearchHit:
-    score = -float(row["rank"])
+
+def _hit(index: Index, row: Any, score: float, snippet: str) -> SearchHit:
     if row["item_type"] == "archive":
         from curator.index.archive import archive_hit  # archival builds on this module
 
         numbers = index.reader().execute("SELECT context FROM items_fts WHERE rowid = ?", (row["id"],)).fetchone()
-        return archive_hit(row, snippet, str(numbers[0]) if numbers else "")
+        return archive_hit(row, snippet, str(numbers[0]) if numbers else "", score)
     if row["item_type"] == "turn":
         _, user_id, number_text = row["ref"].split(":", 2)
         turn = index.get_turn(user_id, int(number_text))

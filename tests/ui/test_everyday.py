@@ -45,7 +45,7 @@ def test_approve_is_answered_with_undo_that_works(qtbot, window: MainWindow, eng
     with qtbot.waitSignal(window.review.queue_changed, timeout=WAIT):
         qtbot.mouseClick(window.notice.undo_button, Qt.MouseButton.LeftButton)
     assert staged.fact in staged_ids(engine) and staged.fact not in knowledge_ids(engine)
-    assert window.notice.text().startswith("Undid approve")
+    assert window.notice.text().startswith("Undid the approval")
 
 
 def test_discard_asks_an_optional_reason_and_keeps_it(qtbot, window: MainWindow, engine: Engine,
