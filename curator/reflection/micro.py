@@ -32,6 +32,7 @@ from curator.reflection.choosing import (
     select,
 )
 from curator.reflection.contradictions import ContradictionDetector, ModelConfirmer
+from curator.reflection.corrected import corrected_text
 from curator.reflection.gates.chain import quote_key, reground
 from curator.reflection.gates.fingerprints import RejectedMemory
 from curator.reflection.gates.quality import (
@@ -435,9 +436,10 @@ class MicroReflector:
             item.title = f"Correction: {short(target.title, 60)}"
             new_text = fact.fact
             if self.writer == "choose":
-                # Code cannot merge two sentences: the old text stays and the correction follows,
-                # each in the person's own words; both texts' turns are cited.
-                new_text = f"{target.text.rstrip()}\n\n{fact.fact}"
+                # Code cannot merge two sentences, but it can swap the one value a correction
+                # denies ("September, not October"); else the correction replaces the old text.
+                # Either way the superseded value is gone; both texts' turns are cited.
+                new_text = corrected_text(target.text, fact.fact)
                 item.text = new_text
                 item.source_turns = sorted(set(item.source_turns) | set(target.source_turns))
             item.fields.update({"target_id": target.doc_id, "target_title": target.title, "old_text": target.text,

@@ -12,6 +12,7 @@ from typing import Any
 
 from curator.clock import iso_utc
 from curator.reflection.contradictions import ContradictionDetector
+from curator.reflection.corrected import corrected_text
 from curator.reflection.gates.quality import Proposal
 from curator.reflection.gates.untrusted import echo_flags, scan, source_flags
 from curator.reflection.ports import KnowledgeIndex
@@ -112,8 +113,7 @@ def draft_for(item: Proposal, batch_id: int | None, origin: str, prov: dict[str,
         targets = item.resolved.get("existing_file", [])
         if targets:
             target = targets[0]
-            cited = ", ".join(map(str, item.source_turns))
-            new_text = f"{target.text.rstrip()}\n\nCorrection (turns {cited}): {item.text}"
+            new_text = corrected_text(target.text, item.text)  # the superseded value never survives
             fields.update({"target_id": target.doc_id, "target_title": target.title, "old_text": target.text,
                            "new_text": new_text, "target_hash": target.content_hash,
                            "target_confidence": target.confidence})

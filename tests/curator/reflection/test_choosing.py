@@ -136,14 +136,15 @@ def test_a_correction_of_a_fact_still_waiting_is_approved_as_one_memory(tmp_path
         assert [s.kind for s in result.staged] == ["correction"], (result, [(s.kind, s.title) for s in result.staged])
         review = engine.review
         correction = review.show(USER, result.staged[0].doc_id)
-        assert "Lisbon in October" in correction.item.text and "September, not October" in correction.item.text
+        # The value the correction denies is swapped; the rest of the first statement stays.
+        assert "Lisbon in September" in correction.item.text and "October" not in correction.item.text
         review.approve(USER, result.staged[0].doc_id, correction.item.content_hash)
         listing = review.list_items(USER)
         assert listing.items == []  # the fact and its correction are one memory now
         approved = list(engine.store.iter_paths(USER, "knowledge"))
         assert len(approved) == 1
         body = Document.load(approved[0]).body
-        assert body.index("October") < body.index("September")  # the old text, then the correction
+        assert "September" in body and "October" not in body  # the superseded value does not survive
         review.undo(USER)
         assert sorted(i.kind for i in review.list_items(USER).items) == ["correction", "fact"]
         assert list(engine.store.iter_paths(USER, "knowledge")) == []
