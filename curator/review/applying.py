@@ -53,6 +53,7 @@ class Applier:
             "source_turns": sorted(set(target.source_turns) | set(doc.source_turns)),
             "corrected_by": doc.id,
             "corrected_at": iso_utc(self.clock.now()),
+            "superseded": superseded(target, target.body),
             **demotion_meta(target, self.clock.now(), f"corrected by {doc.id}"),
         })
         self.files.trash(user_id, doc, f"correction applied to {target.id}", steps)
@@ -79,6 +80,7 @@ class Applier:
         new_text = (text if text is not None else doc.body).strip()
         target.meta["source_turns"] = sorted(set(target.source_turns) | set(doc.source_turns))
         target.meta["corrected_by"] = doc.id
+        target.meta["superseded"] = superseded(target, target.body)
         steps: Steps = []
         rel = self.files.move_to_knowledge(user_id, target, "corrected", new_text, steps)
         self.files.trash(user_id, doc, f"correction applied to {target_id}", steps)
@@ -158,3 +160,9 @@ class Applier:
             files.reject_text(user_id, doc, "contradiction resolved: kept neither", steps)
             files.trash(user_id, doc, "contradiction resolved: kept neither", steps)
         return paths
+
+
+def superseded(target: Document, old_text: str) -> list[str]:
+    """The texts a corrected memory no longer holds, newest last: core memory must not keep them."""
+    earlier = [str(t) for t in target.get("superseded") or [] if str(t).strip()]
+    return [*earlier, " ".join(old_text.split())][-10:]

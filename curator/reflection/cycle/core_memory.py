@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from curator.reflection.cycle.operations import supported
+from curator.reflection.gates.chain import grounded_terms
 from curator.reflection.gates.similarity import similarity
 
 CAP_TOKENS = 3_000
@@ -23,6 +24,8 @@ SECTIONS: tuple[tuple[str, str, int], ...] = (
     ("critical_facts", "Critical Facts", 1_000),
 )
 DUPLICATE = 0.8
+SUPERSEDED = 0.6  # share of a line's words in a text a correction replaced (see Truth.outdated)
+_NO_VALUE = re.compile(r":\s*(?:none|nothing|n/?a|unknown|-)?\s*\.?$", re.IGNORECASE)
 PIN_MARKERS = ("📌", "(pinned)", "[pinned]")
 _HEADING = re.compile(r"^##\s+(.+?)\s*$")
 
@@ -49,6 +52,31 @@ def parse_sections(text: str) -> dict[str, list[str]]:
     return out
 
 
+@dataclass(frozen=True)
+class Truth:
+    """What the approved memories hold now, and the texts their corrections replaced."""
+
+    current: Sequence[str] = ()
+    superseded: Sequence[str] = ()
+
+    def outdated(self, line: str) -> str | None:
+        """The replaced text ``line`` repeats, or None.
+
+        A line repeats a replaced text when most of its words are in that text and one of
+        them (the value the correction took back: "Porto", "October") is in no memory now.
+        """
+        words = _terms(line)
+        if not words:
+            return None
+        now = set().union(*(_terms(t) for t in self.current)) if self.current else set()
+        for text in self.superseded:
+            gone = _terms(text)
+            shared = words & gone
+            if len(shared) >= SUPERSEDED * len(words) and shared - now:
+                return text
+        return None
+
+
 @dataclass
 class Rewrite:
     """A proposed MEMORY.md and how it came about."""
@@ -72,8 +100,13 @@ def render(sections: Mapping[str, Sequence[str]]) -> str:
 
 
 def build(current: str, proposed: Mapping[str, Sequence[str]], support: str, pinned_memories: Iterable[str],
-          count: Callable[[str], int], cap: int = CAP_TOKENS) -> Rewrite:
-    """The new MEMORY.md from the model's section lines (see the module docstring)."""
+          count: Callable[[str], int], cap: int = CAP_TOKENS, truth: Truth = Truth()) -> Rewrite:
+    """The new MEMORY.md from the model's section lines (see the module docstring).
+
+    A line is kept only if it says something (two content words, or a name and a word: not
+    "2.5", not "Persona"), the cycle's inputs support it, and it does not repeat a text an
+    approved correction replaced ("Lisbon in October" after "September, not October").
+    """
     old = parse_sections(current)
     old_lines = [line for lines in old.values() for line in lines]
     pinned = list(dict.fromkeys([line for line in old_lines if is_pinned(line)] +
@@ -88,8 +121,12 @@ def build(current: str, proposed: Mapping[str, Sequence[str]], support: str, pin
             line = " ".join(str(line).split()).lstrip(",;:.- ")
             if not line or _plain(line) in seen or any(similarity(line, other) > DUPLICATE for other in seen):
                 continue
-            if not supported(line, support):
+            if not substantive(line) or not supported(line, support):
                 unsupported.append(line)
+                continue
+            gone = truth.outdated(line)
+            if gone is not None:
+                unsupported.append(f"{line} (superseded by an approved correction of “{gone[:80]}”)")
                 continue
             seen.add(_plain(line))
             kept.append(line)
@@ -113,6 +150,23 @@ def build(current: str, proposed: Mapping[str, Sequence[str]], support: str, pin
     demoted = [f"{line} (not kept by this cycle)" for line in old_lines if _plain(line) not in new_plain]
     demoted += [f"{line} (over the section's token share)" for line in over if _plain(line) in old_plain]
     return Rewrite(text, count(text), sections, promoted, demoted, unsupported, pinned)
+
+
+def substantive(line: str) -> bool:
+    """Whether a line says something: two words that count (not "2.5", not "Persona"), and no
+    label left without a value ("Contradictions Detected: none")."""
+    for marker in PIN_MARKERS:
+        line = line.replace(marker, "")
+    if _NO_VALUE.search(line.strip()):
+        return False
+    exact, content = grounded_terms(line)
+    worded = content or any(ch.isalpha() for word in exact for ch in word)  # "2.5" is two numbers, no words
+    return bool(worded) and len(exact) + len(content) >= 2
+
+
+def _terms(text: str) -> set[str]:
+    exact, content = grounded_terms(text)
+    return {w.casefold() for w in exact} | content
 
 
 def _fit(lines: list[str], count: Callable[[str], int], share: int, keep: int) -> tuple[list[str], list[str]]:

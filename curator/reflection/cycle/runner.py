@@ -251,7 +251,10 @@ class CycleRunner:
         # core file reflects what was approved lately; the section shares still cap it.
         shown = [line for lines in merged.values() for line in lines]
         merged["active_context"] += [m.text for m in inputs.memories if not m.pinned and not similar_in(m.text, shown)]
-        rewrite = core_memory.build(inputs.core_memory, merged, support, pinned, self.model.count_tokens)
+        current = [m.text for m in inputs.memories]
+        gone = [t for m in inputs.memories for t in m.superseded]
+        rewrite = core_memory.build(inputs.core_memory, merged, support, pinned, self.model.count_tokens,
+                                    truth=core_memory.Truth(current, gone))
         record.new_memory = rewrite.text
         record.memory_tokens = rewrite.tokens
         record.promoted, record.demoted, record.unsupported = rewrite.promoted, rewrite.demoted, rewrite.unsupported

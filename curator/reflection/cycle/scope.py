@@ -77,6 +77,7 @@ class Memory:
     rel: str
     pinned: bool
     seen: float
+    superseded: tuple[str, ...] = ()  # texts its approved corrections replaced
 
     @property
     def label(self) -> str:
@@ -228,7 +229,8 @@ class ScopeReader:
                 continue  # a retired memory is no longer true: not core memory material
             seen = parse_iso(str(doc.get("approved_at") or doc.get("updated") or doc.get("created") or "")) or 0.0
             found.append(Memory(doc.id, doc.kind, doc.title, " ".join(doc.body.split()), rel,
-                                bool(doc.get("pinned")), seen))
+                                bool(doc.get("pinned")), seen,
+                                tuple(str(t) for t in doc.get("superseded") or [] if str(t).strip())))
         # Pinned first, then newest: what must be kept is never the part left out.
         found.sort(key=lambda m: (not m.pinned, -m.seen, m.memory_id))
         kept = allot("memories", [m.line() for m in found], self.count)

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+
+from fakes.cycle import phase_answers
+from fakes.scripted import ScriptedModel
 
 from curator.engine import Engine
 from curator.reflection.cycle.decay import DecayState
 from curator.reflection.cycle.summary import SECTION_TITLES
 from curator.reflection.service import ReflectionService
+from curator.review.staging import StagedDraft, StagingArea
 from curator.vault.documents import Document
 
 
@@ -130,3 +135,43 @@ def test_a_memory_pinned_by_hand_is_in_memory_md_after_a_cycle_and_a_retired_one
     assert "📌 Maya's passport number ends in 4471." in critical
     assert "📌 Maya is allergic to peanuts" not in memory
     assert "vegetarian" not in memory
+
+
+def test_core_memory_keeps_no_superseded_fact_and_no_empty_line(engine: Engine) -> None:
+    """Issue 20: every MEMORY.md line says something the approved memories hold now."""
+    trip = Document.new(doc_id="trip000001", kind="fact", title="Lisbon trip", source_turns=[9],
+                        body="Maya and her sister Ana are going to Lisbon in October.\n", confidence=0.8,
+                        approved_at="2026-11-21T10:00:00Z", status="approved")
+    engine.document_changed(engine.store.create(trip, "default", "knowledge", "Facts"))
+    september = "Maya and her sister Ana are going to Lisbon in September."
+    correction = StagingArea(engine.store, engine.clock).stage("default", StagedDraft(
+        kind="correction", title="Correction: Lisbon trip", category="Corrections", source_turns=[9, 23],
+        text=september, confidence=0.6, batch_id=1, origin="batch", gates=["keyword"],
+        fields={"target_id": trip.id, "old_text": trip.body.strip(), "new_text": september}))
+    review = engine.review
+    review.approve("default", correction.id, review.show("default", correction.id).item.content_hash)
+    corrected = engine.store.find(trip.id, "default", areas=("knowledge",))
+    assert corrected is not None and corrected.get("superseded") == [
+        "Maya and her sister Ana are going to Lisbon in October."]
+
+    scripted = phase_answers()
+
+    def answer(messages: list[dict[str, str]]) -> str:
+        if messages[0]["content"].startswith("You rewrite a core memory"):
+            return json.dumps({"identity": ["Maya is a nurse who works night shifts", "2.5", "Persona"],
+                               "active_context": ["Maya and Ana are going to Lisbon in October",
+                                                  "Contradictions Detected: none"],
+                               "persona": [], "critical_facts": ["Maya is allergic to peanuts"]})
+        return scripted(messages)
+
+    service = ReflectionService(engine.reflection_parts(), runtime=ScriptedModel([answer] * 400, n_ctx=4096),
+                                sleep=lambda _s: None)
+    try:
+        outcome = service.run_cycle("default", "manual")
+        record = service.cycle_review().show("default", outcome["cycle_id"])
+    finally:
+        service.close()
+    assert "October" not in record.new_memory and "2.5" not in record.new_memory
+    assert "Persona\n- " not in record.new_memory and "none" not in record.new_memory.lower()
+    assert "Maya is a nurse who works night shifts" in record.new_memory
+    assert any("Lisbon in October" in line and "superseded" in line for line in record.unsupported)
