@@ -40,6 +40,7 @@ class CycleRecord:
     promoted: list[str] = field(default_factory=list)
     demoted: list[str] = field(default_factory=list)
     unsupported: list[str] = field(default_factory=list)
+    disputed: list[str] = field(default_factory=list)  # memory ids code found in dispute (kept out of MEMORY.md)
     reflective: dict[str, str] = field(default_factory=dict)
     questions: list[str] = field(default_factory=list)
     fading: list[dict[str, Any]] = field(default_factory=list)

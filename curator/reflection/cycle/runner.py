@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from curator.clock import Clock, SystemClock
-from curator.reflection.cycle import core_memory, summary
+from curator.reflection.cycle import core_memory, disagreements, summary
 from curator.reflection.cycle.budget import RESERVE, OutputBudget, chunk
 from curator.reflection.cycle.decay import DecayState, iso
 from curator.reflection.cycle.logs import milestone
@@ -220,6 +220,11 @@ class CycleRunner:
                                inputs.evolution])
         gates = OperationGates(labels, decay, meta_text, self.rejected, user_id)
         passed, refused = gates.check(proposed)
+        # What code finds in dispute is flagged whatever the model said (see disagreements).
+        found = disagreements.find(self.paths.user(user_id).root, inputs.memories)
+        record.disputed = sorted(disagreements.disputed(found))
+        seen = {op.fingerprint for op in passed}
+        passed += [op for op in disagreements.flags(found) if op.fingerprint not in seen]
         for index, op in enumerate(passed, 1):
             op.op_id = f"op-{index}"
         record.operations = passed
@@ -250,9 +255,13 @@ class CycleRunner:
         # Promote the most recently seen memories the model left out (newest first), so the
         # core file reflects what was approved lately; the section shares still cap it.
         shown = [line for lines in merged.values() for line in lines]
-        merged["active_context"] += [m.text for m in inputs.memories if not m.pinned and not similar_in(m.text, shown)]
-        current = [m.text for m in inputs.memories]
+        merged["active_context"] += [m.text for m in inputs.memories if not m.pinned and not similar_in(m.text, shown)
+                                     and m.memory_id not in record.disputed]
+        # Memories in dispute stay out until the person answers; what corrections replaced, for good.
+        disputed = set(record.disputed)
+        current = [m.text for m in inputs.memories if m.memory_id not in disputed]
         gone = [t for m in inputs.memories for t in m.superseded]
+        gone += [m.text for m in inputs.memories if m.memory_id in disputed and not m.pinned]
         rewrite = core_memory.build(inputs.core_memory, merged, support, pinned, self.model.count_tokens,
                                     truth=core_memory.Truth(current, gone))
         record.new_memory = rewrite.text

@@ -175,3 +175,49 @@ def test_core_memory_keeps_no_superseded_fact_and_no_empty_line(engine: Engine) 
     assert "Persona\n- " not in record.new_memory and "none" not in record.new_memory.lower()
     assert "Maya is a nurse who works night shifts" in record.new_memory
     assert any("Lisbon in October" in line and "superseded" in line for line in record.unsupported)
+
+
+def test_memories_in_dispute_are_flagged_and_kept_out_of_memory_md(engine: Engine) -> None:
+    """Issue 20: two approved memories that disagree, or one a waiting correction contests,
+    are flagged as contradictions by code and stay out of MEMORY.md until the person answers."""
+    def fact(doc_id: str, body: str, turns: list[int]) -> Document:
+        doc = Document.new(doc_id=doc_id, kind="fact", title=body[:40], source_turns=turns, body=body + "\n",
+                           confidence=0.8, approved_at="2026-11-21T10:00:00Z", status="approved")
+        engine.document_changed(engine.store.create(doc, "default", "knowledge", "Facts"))
+        return doc
+
+    fact("porto00001", "Maya's sister Ana lives in Porto near the river.", [21])
+    fact("braga00001", "Maya's sister Ana lives in Braga near the river.", [29])
+    trip = fact("trip000002", "Maya and Ana are going to Lisbon in October.", [9])
+    StagingArea(engine.store, engine.clock).stage("default", StagedDraft(
+        kind="correction", title="Correction: Lisbon trip", category="Corrections", source_turns=[9, 23],
+        text="Maya and Ana are going to Lisbon in September.", confidence=0.6, batch_id=1, origin="batch",
+        gates=["keyword"], fields={"target_id": trip.id, "old_text": trip.body.strip(),
+                                   "new_text": "Maya and Ana are going to Lisbon in September."}))
+    scripted = phase_answers()
+
+    def answer(messages: list[dict[str, str]]) -> str:
+        if messages[0]["content"].startswith("You rewrite a core memory"):
+            return json.dumps({"identity": ["Maya is a nurse who works night shifts"],
+                               "active_context": ["Maya's sister Ana lives in Porto",
+                                                  "Maya and Ana are going to Lisbon in October"],
+                               "persona": [], "critical_facts": []})
+        return scripted(messages)
+
+    service = ReflectionService(engine.reflection_parts(), runtime=ScriptedModel([answer] * 400, n_ctx=4096),
+                                sleep=lambda _s: None)
+    try:
+        outcome = service.run_cycle("default", "manual")
+        record = service.cycle_review().show("default", outcome["cycle_id"])
+    finally:
+        service.close()
+    flags = [o for o in record.operations if o.operation == "FLAG"]
+    assert any({"memory porto00001", "memory braga00001"} <= set(o.evidence) and "Porto" in o.content
+               for o in flags), flags
+    assert any(o.evidence == ["memory trip000002"] and "review queue" in o.content for o in flags), flags
+    assert {"porto00001", "braga00001", "trip000002"} <= set(record.disputed)
+    assert "Porto" not in record.new_memory and "Braga" not in record.new_memory
+    assert "October" not in record.new_memory
+    pending = (engine.paths.user("default").root / "pending-reflection.md").read_text("utf-8")
+    contradictions = pending.split("## ⚠️ Contradictions Detected", 1)[1].split("## ", 1)[0]
+    assert "Porto" in contradictions and "- none" not in contradictions
