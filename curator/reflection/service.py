@@ -350,7 +350,7 @@ class ReflectionService:
                            lambda user, after: named_all(self.parts.index.turns(user, after=after), self.person),
                            n_ctx=self.runtime.n_ctx, clock=self.parts.clock,
                            schedule=str(self.parts.settings["cycle.schedule"]), rejected=self.rejected,
-                           prompts_vault=self.parts.paths.root)
+                           prompts_vault=self.parts.paths.root, prose=self.writer() == "model")
 
     def run_cycle(self, user_id: str, trigger: str = "manual", session: str = "") -> dict[str, Any]:
         """Run one cycle now; it proposes (pending review) or says why it cannot run."""

@@ -90,8 +90,12 @@ class CycleRunner:
 
     def __init__(self, paths: VaultPaths, model: ModelClient, turns_after: Callable[[str, int], Sequence[IndexedTurn]],
                  *, n_ctx: int, clock: Clock | None = None, schedule: str = "03:00",
-                 rejected: RejectedMemory | None = None, prompts_vault: Path | None = None) -> None:
+                 rejected: RejectedMemory | None = None, prompts_vault: Path | None = None,
+                 prose: bool = True) -> None:
         self.paths = paths
+        # The reflective prose (phase 5) is asked of capable models only: the bundled one's
+        # passed the support gate while inventing ("They've changed their name to Sintra").
+        self.prose = prose
         self.model = model
         self.turns_after = turns_after
         self.n_ctx = n_ctx
@@ -269,6 +273,9 @@ class CycleRunner:
         record.promoted, record.demoted, record.unsupported = rewrite.promoted, rewrite.demoted, rewrite.unsupported
 
     def _summarize(self, record: CycleRecord, budget: OutputBudget, support: str) -> None:
+        if not self.prose:
+            record.reflective = {"written_by": "none"}
+            return
         ops = [o.render().replace("\n", " ") for o in record.operations] or ["(no operations)"]
         # The MEMORY.md diff travels with the operations, so a long one is chunked, not cut.
         diff = [line for line in summary.memory_diff(record.old_memory, record.new_memory).splitlines()

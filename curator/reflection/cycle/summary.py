@@ -75,6 +75,13 @@ def _memory_changes(record: CycleRecord) -> list[str]:
 
 def _evolution(record: CycleRecord) -> list[str]:
     r = record.reflective
+    if r.get("written_by") == "none":
+        parts = [f"## {SECTION_TITLES[5]}", "",
+                 "Not written: the reflective part is left to a capable model (`reflection.writer: model`); "
+                 "the model in use chooses and merges, it does not write prose.", ""]
+        evolving = [op for op in record.operations if op.operation in ("EVOLVE", "PATTERN")]
+        parts += [f"- {op.operation.lower()}: {op.content} ({op.op_id})" for op in evolving]
+        return parts + ([""] if evolving else [])
     parts = [
         f"## {SECTION_TITLES[5]}",
         "",

@@ -221,3 +221,26 @@ def test_memories_in_dispute_are_flagged_and_kept_out_of_memory_md(engine: Engin
     pending = (engine.paths.user("default").root / "pending-reflection.md").read_text("utf-8")
     contradictions = pending.split("## ⚠️ Contradictions Detected", 1)[1].split("## ", 1)[0]
     assert "Porto" in contradictions and "- none" not in contradictions
+
+
+def test_reflective_prose_only_from_a_model_that_writes(engine: Engine, scripted: ScriptedModel) -> None:
+    """Issue 20: the bundled model chooses and merges; the reflective part is left to a capable
+    model (``reflection.writer: model``), not filled with prose nobody can ground."""
+    pending = engine.paths.user("default").root / "pending-reflection.md"
+    service = ReflectionService(engine.reflection_parts(), runtime=scripted, sleep=lambda _s: None)
+    try:
+        first = service.run_cycle("default", "manual")
+        text = pending.read_text("utf-8")
+        assert "Not written: the reflective part is left to a capable model" in text
+        assert "A first reflection sets the baseline." not in text
+        service.cycle_review().reject("default", first["cycle_id"], "trying the writing model")
+    finally:
+        service.close()
+    engine.settings.set("reflection.writer", "model")
+    service = ReflectionService(engine.reflection_parts(), runtime=ScriptedModel([phase_answers()] * 400, n_ctx=4096),
+                                sleep=lambda _s: None)
+    try:
+        service.run_cycle("default", "manual")
+        assert "A first reflection sets the baseline." in pending.read_text("utf-8")
+    finally:
+        service.close()
