@@ -35,6 +35,7 @@ class Disagreement:
 
     memory_ids: tuple[str, ...]
     content: str
+    reason: str = "found by code: the memories disagree"
 
 
 def find(root: Path, memories: Sequence[Memory]) -> list[Disagreement]:
@@ -44,7 +45,7 @@ def find(root: Path, memories: Sequence[Memory]) -> list[Disagreement]:
 
 def flags(found: Sequence[Disagreement]) -> list[Operation]:
     """One FLAG operation per disagreement, citing the memories (op ids are set by the caller)."""
-    return [Operation("", "FLAG", d.content, reason="found by code: the memories disagree",
+    return [Operation("", "FLAG", d.content, reason=d.reason,
                       evidence=[f"memory {m}" for m in d.memory_ids], target=CONTRADICTIONS, gates=["code"])
             for d in found]
 
@@ -84,5 +85,6 @@ def _contested(root: Path, memories: Sequence[Memory]) -> list[Disagreement]:
         proposed = str(doc.get("new_text") or doc.get("proposed_text") or doc.body).strip()
         out.append(Disagreement((target.memory_id,),
                                 f"“{target.text}” is contested by {what} waiting in the review queue: "
-                                f"“{' '.join(proposed.split())}”"))
+                                f"“{' '.join(proposed.split())}”",
+                                f"found by code: {what} in the review queue contests it; answer it there"))
     return out
