@@ -62,7 +62,8 @@ def test_a_real_cycle_is_proposed_within_budget(cycle: tuple[Engine, ReflectionS
     record = service.cycle_review().show("default", outcome["cycle_id"])
     assert record.status == "pending" and not (root / "MEMORY.md").exists()
     phases = {c["phase"] for c in record.calls}
-    assert {"cycle_survey", "cycle_consolidate", "cycle_rewrite", "cycle_summary"} <= phases
+    assert {"cycle_survey", "cycle_consolidate", "cycle_rewrite"} <= phases
+    assert "cycle_summary" not in phases  # the bundled model writes no reflective prose (issue 20)
     assert 0 < record.output_tokens <= 8_000
     assert all(c["prompt_tokens"] + 700 <= service.runtime.n_ctx for c in record.calls)
     pending = (root / "pending-reflection.md").read_text("utf-8")
