@@ -43,6 +43,7 @@ from curator.bench.observations import (
 )
 from curator.bench.report import Figure, SuiteOutcome
 from curator.bench.suites.multilingual import ChatResult, load_chats, reflect_chat
+from curator.bench.wording import approvable_share
 from curator.datafiles import demo_dir
 from curator.engine import Engine
 
@@ -239,6 +240,7 @@ def run(ctx: BenchContext) -> SuiteOutcome:
             locomo_seconds += r.session_seconds
     if len(results) > 2:
         _figures(outcome, "all LoCoMo", locomo_pipe, locomo_base, locomo_seconds, model)
+    _wording_figures(outcome, results, chats, model)
     outcome.details["cases"] = [{
         "case": r.label, "pipeline": r.pipeline.to_dict(), "baseline": r.baseline.to_dict(),
         "sessions": len(r.session_seconds), "made_up_examples": r.pipeline.made_up_examples,
@@ -247,6 +249,23 @@ def run(ctx: BenchContext) -> SuiteOutcome:
     outcome.details["sessions_per_conversation"] = ctx.sizes.rq_sessions or "all"
     outcome.details["writer"] = ctx.shared.get("writer") or "auto"
     return outcome
+
+
+def _wording_figures(outcome: SuiteOutcome, results: list[CaseResult], chats: list[ChatResult], model: str) -> None:
+    """Issue 20's wording figure: the share of proposals approvable as they stand (curator.bench.wording)."""
+    groups: dict[str, list[str]] = {"demo": [], "all LoCoMo": []}
+    for r in results:
+        groups["demo" if r.label == "demo" else "all LoCoMo"] += [str(i["text"]) for i in r.staged]
+    for chat in chats:
+        groups.setdefault(f"multilingual {chat.chat.language}", []).extend(
+            str(i["text"]) for i in chat.staged if not i.get("flagged"))
+    for label, texts in groups.items():
+        if not texts:
+            continue
+        share, count, kinds = approvable_share(texts)
+        common = ", ".join(f"{k} {n}" for k, n in kinds.most_common(4)) or "none"
+        outcome.figures.append(Figure(NAME, f"approvable as proposed, {label}", "share", share, n=count,
+                                      better="higher", note=f"model {model}; edits needed: {common}"))
 
 
 def _multilingual_figures(outcome: SuiteOutcome, chats: list[ChatResult], model: str) -> None:
