@@ -50,6 +50,11 @@ _SMALL_TALK = re.compile(
     r"glad|omg|go for it|oh|ah|well)\b[\s,.!]*",
     re.IGNORECASE,
 )
+# A sentence that opens by pointing back ("That's why ...", "It means ...", "Let's say Monday")
+# means nothing without the one before: as a memory it would be a riddle (issue 20).
+_POINTING = re.compile(r"^(?:it|that|this|these|those|they|he|she|let['’]s|let us)\b(?!['’]s been)"
+                       r"(?!\s+(?:day|year|month|week|weekend|morning|evening|night|summer|winter|spring|autumn|time)s?\b)",
+                       re.IGNORECASE)
 _THANKS = re.compile(r"^(?:thanks|thank you|thx)\b(?!\s*[,.!])", re.IGNORECASE)
 # Said to the listener ("you can do it", "with your support"): about them or the two of them,
 # not a fact about the speaker's own life.
@@ -242,6 +247,8 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
             quote = " ".join(group)
             if not _FIRST_PERSON.search(quote) and not _NAMED.search(quote):
                 continue
+            if _POINTING.match(_plain(group[0])):
+                continue
             memory = " ".join(as_memory(_plain(s), speaker) for s in group)
             rank = rank_of(quote)
             if rank <= 0:
@@ -371,8 +378,8 @@ def _foreign_rank(sentence: str, table: Table | None) -> float:
     size = len(table.words(body)) if table.spaced else sum(ch.isalnum() for ch in body)
     if size < (MIN_WORDS if table.spaced else MIN_UNSPACED_CHARS):
         return 0.0
-    if table.starts("request", body):
-        return 0.0
+    if table.starts("request", body) or table.starts("pointing", body):
+        return 0.0  # asks the assistant, or points back to a sentence before it
     own, listener = table.count("self", body), table.count("listener", body)
     if listener > own:
         return 0.0  # said to the assistant or about it, not about the speaker's life

@@ -147,3 +147,24 @@ def test_role_play_narration_is_no_memory_and_a_quote_never_spans_it() -> None:
                                   "Ich habe seit meiner Kindheit Asthma.", "我有哮喘，跑步很难。"])
 def test_health_is_a_lasting_fact_in_other_languages(text: str) -> None:
     assert [s.quote for s in statements([turn(1, text)], person="Alex")] == [text]
+
+
+@pytest.mark.parametrize("text", [
+    "It means my Portuguese class ends after the trip, which is a shame.",
+    "Let's say Monday, Wednesday and Friday mornings after I sleep.",
+    "That is why I moved to Braga with my two cats.",
+    "Das ist mein Lieblingsrestaurant seit vielen Jahren in Köln.",
+    "Eso es lo que más me gusta de mi trabajo como enfermera.",
+])
+def test_a_sentence_that_points_back_is_no_memory(text: str) -> None:
+    """Issue 20: "It means ...", "Let's say ...", "Das ist ..." mean nothing without the turn before."""
+    assert statements([turn(1, text)]) == []
+
+
+@pytest.mark.parametrize("text", [
+    "It's been six years since I moved to Porto with my sister.",
+    "This year I started running with my neighbour Tom every Sunday.",
+    "My neighbour Tom already offered. He walks Pixel on Tuesdays and Thursdays.",
+])
+def test_a_time_phrase_or_a_pronoun_after_its_name_is_kept(text: str) -> None:
+    assert len(statements([turn(1, text)])) == 1
