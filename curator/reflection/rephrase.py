@@ -65,12 +65,15 @@ def is_first_person(text: str) -> bool:
     return _FIRST_PERSON.search(text) is not None
 
 
+_OTHERS = re.compile(r"\b(?:they|them|their|theirs|they['’](?:re|ve|ll|d))\b", re.IGNORECASE)
+
+
 def as_memory(text: str, speaker: str) -> str:
     """``text`` with the speaker as subject; unchanged when the speaker has no real name.
 
-    "I work night shifts, so my sleep suffers." -> "Maya works night shifts, so Maya's sleep
-    suffers." Only "I", "my", "me", "myself" and
-    the contractions are rewritten; the rest of the sentence keeps the person's own words.
+    "I work night shifts, so my sleep suffers." -> "Maya works night shifts, so their sleep
+    suffers." Only "I", "my", "me", "myself" and the contractions are rewritten; the rest of
+    the sentence keeps the person's own words.
     """
     name = " ".join(speaker.split())
     if name.casefold() in GENERIC_SPEAKERS or not is_first_person(text):
@@ -89,7 +92,17 @@ def as_memory(text: str, speaker: str) -> str:
     out = re.sub(rf"\b{re.escape(name)} ({'|'.join(sorted(_ADVERBS))}) ([a-z]+)\b",
                  lambda m: f"{name} {m.group(1)} {third_person_verb(m.group(2))}", out)
     out = re.sub(r"\bmyself\b", "themselves", out)
-    out = re.sub(r"\b[Mm]y\b", f"{name}'s", out)
-    out = re.sub(r"\bmine\b", f"{name}'s", out)
-    out = re.sub(r"\bme\b", name, out)
+    # Once the name is said, "my" and "me" become "their" and "them": "which refreshes Melanie
+    # and helps Melanie stay present for Melanie's family" read as a riddle (issue 20).
+    # Not where "they" already means others ("my kids; they keep me going"): the name stays.
+    said = re.compile(rf"\b{re.escape(name)}\b|\b[Mm]y\b|\bmine\b|\bme\b(?!-)")
+    plural = _OTHERS.search(text) is not None
+
+    def pronoun(match: re.Match[str]) -> str:
+        named = said.search(out, 0, match.start()) is not None  # the name, or a "my" that becomes it
+        if match.group(0) == "me":
+            return "them" if named and not plural else name
+        return "their" if named and not plural else f"{name}'s"
+
+    out = re.sub(r"\b[Mm]y\b|\bmine\b|\bme\b(?!-)", pronoun, out)
     return out[:1].upper() + out[1:]

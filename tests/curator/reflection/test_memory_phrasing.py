@@ -16,7 +16,7 @@ PROMPTS = Path(__file__).resolve().parents[3] / "prompts"
 
 def test_first_person_sentences_become_memories_about_the_speaker() -> None:
     assert as_memory("I work night shifts as a nurse, so my sleep suffers.", "Maya") == \
-        "Maya works night shifts as a nurse, so Maya's sleep suffers."
+        "Maya works night shifts as a nurse, so their sleep suffers."
     assert as_memory("I'm allergic to peanuts and I study Portuguese.", "Maya") == \
         "Maya is allergic to peanuts and Maya studies Portuguese."
     assert as_memory("I also want to run again.", "Maya") == "Maya also wants to run again."
@@ -72,3 +72,22 @@ def test_past_tenses_and_adverbs_after_i_keep_their_form() -> None:
     assert as_memory("I once ran a marathon.", "Jo") == "Jo once ran a marathon."
     assert as_memory("I went home and wrote it down.", "Jo") == "Jo went home and wrote it down."
     assert as_memory("I bake bread.", "Jo") == "Jo bakes bread."
+
+
+def test_the_name_is_said_once_then_a_pronoun_unless_they_means_others() -> None:
+    """Issue 20: "which refreshes Melanie and helps Melanie stay present for Melanie's fam"."""
+    assert as_memory("I play my violin every day, which refreshes me and helps me stay present.", "Melanie") == \
+        "Melanie plays their violin every day, which refreshes them and helps them stay present."
+    # "they" already means the husband and kids: the name stays, so nobody is confused.
+    assert as_memory("I am lucky to have my husband and kids; they keep me motivated.", "Melanie") == \
+        "Melanie is lucky to have Melanie's husband and kids; they keep Melanie motivated."
+    assert as_memory("I took some me-time.", "Melanie") == "Melanie took some me-time."
+
+
+def test_cheering_is_dropped_and_a_fact_is_stated_not_exclaimed() -> None:
+    from curator.reflection.statements import statements
+
+    turns = FakeTurns()
+    turns.add(1, "Nature can be so beautiful! I adopted a border collie called Pixel last spring!", speaker="Maya")
+    [found] = statements(turns.turns.values())
+    assert found.memory == "Maya adopted a border collie called Pixel last spring."
