@@ -35,6 +35,7 @@ MIN_UNSPACED_CHARS = 6  # a Chinese or Japanese statement shorter than this says
 UNKNOWN_MIN_WORDS = 6  # a language with no table: only longer sentences count as statements
 DEFAULT_PERSON = "the user"
 
+_SINGULAR = re.compile(r"\b(?:I|I['’](?:m|ve|ll|d)|my|me|mine)\b", re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"\b(?:I|I['’](?:m|ve|ll|d)|my|me|we|our|us|mine)\b", re.IGNORECASE)
 # A capitalised word that is not the sentence's first word (nor "I"): someone or somewhere.
 _NAMED = re.compile(r"(?<![.!?]\s)(?<!^)\b(?!I\b)[A-Z][a-z]+")
@@ -251,6 +252,8 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
             quote = " ".join(group)
             if not _FIRST_PERSON.search(quote) and not _NAMED.search(quote):
                 continue
+            if not _SINGULAR.search(quote) and not _NAMED.search(quote):
+                continue  # only "we": code cannot say who, and the memory would read "We played games"
             if _POINTING.match(_plain(group[0])):
                 continue
             memory = _EXCLAIMED.sub(".", " ".join(as_memory(_plain(s), speaker) for s in group))

@@ -168,3 +168,10 @@ def test_a_sentence_that_points_back_is_no_memory(text: str) -> None:
 ])
 def test_a_time_phrase_or_a_pronoun_after_its_name_is_kept(text: str) -> None:
     assert len(statements([turn(1, text)])) == 1
+
+
+def test_only_we_is_no_memory_code_cannot_say_who() -> None:
+    """Issue 20: "We played games ..." retold stays "We played games": nobody could approve it."""
+    assert statements([turn(1, "We played games, ate good food, and just hung out together.")]) == []
+    [kept] = statements([turn(1, "My husband and I went camping with the kids last weekend.")], person="Mel")
+    assert kept.memory.startswith("Mel's husband and Mel went camping")
