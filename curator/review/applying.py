@@ -41,7 +41,12 @@ class Applier:
         if target is None or target.path is None:
             raise ReviewError(f"the corrected document {doc.get('target_id')} is no longer in Knowledge")
         expected = str(doc.get("target_hash") or "")
-        if expected and file_hash(target.path) != expected:
+        old_text = str(doc.get("old_text") or "")
+        # The words it corrects are what matter: approving, pinning or rating the memory since
+        # changes its file but not what the correction replaces (a fact approved after its
+        # correction was staged, "approve all facts" then the correction, is the common case).
+        same_words = bool(old_text) and " ".join(target.body.split()) == " ".join(old_text.split())
+        if expected and file_hash(target.path) != expected and not same_words:
             raise ChangedOnDiskError(f"{target.id} changed since the correction was staged",
                                      unified(str(doc.get("old_text") or ""), target.body, "when staged", "now"))
         new_text = (text if text is not None else doc.body).strip()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from fakes.reflection import USER, FakeTurns, ScriptedModel, add_knowledge
 
 from curator.clock import ManualClock
@@ -204,3 +205,40 @@ def test_a_label_before_the_news_is_not_part_of_the_memory(turns: FakeTurns) -> 
     memories = {s.turn.number: s.memory for s in statements(turns.turns.values())}
     assert memories[1] == "The Lisbon trip is in September, not October."
     assert memories[2] == "Maya has two pets: a border collie and a cat called Miso."
+
+
+def test_a_correction_still_applies_after_its_fact_was_approved(tmp_path: Path) -> None:
+    """"Approve all facts", then the correction: the fact's file changed (it was approved), its
+    words did not, so the correction applies; had its words changed, it would be refused."""
+    from curator.review.records import ReviewError
+
+    engine = Engine(tmp_path / "vault", clock=ManualClock(), triggers=False)
+    try:
+        turns = FakeTurns()
+        turns.add(1, "My sister Ana and I are going to Lisbon in October, our first trip together in years.")
+        turns.add(2, "Lovely.", role="assistant", speaker="Assistant")
+        turns.add(3, "Quick correction: actually the Lisbon trip is in September, not October.")
+        knowledge = VaultKnowledgeIndex(engine.store)
+        for entries in ([turns.turns[1], turns.turns[2]], list(turns.turns.values())):
+            MicroReflector(engine.paths, engine.store, knowledge, ScriptedModel([{"keep": [
+                {"number": 1, "category": "Facts"}]}]), Settings(), clock=engine.clock,
+                writer="choose").run(USER, entries_from_turns(entries))
+        review = engine.review
+        items = review.list_items(USER).items
+        fact = next(i for i in items if i.kind == "fact")
+        correction = next(i for i in items if i.kind == "correction")
+        review.approve(USER, fact.doc_id, fact.content_hash)  # the fact first, as "approve all" does
+        shown = review.show(USER, correction.doc_id)
+        review.approve(USER, correction.doc_id, shown.item.content_hash)
+        [path] = list(engine.store.iter_paths(USER, "knowledge"))
+        body = Document.load(path).body
+        assert "September" in body and "October" not in body
+        review.undo(USER)
+        doc = Document.load(path)  # the person rewrote the memory since: the correction no longer fits
+        doc.body = doc.body.replace("Lisbon", "Porto")
+        doc.save(path)
+        shown = review.show(USER, correction.doc_id)
+        with pytest.raises(ReviewError, match="changed since the correction was staged"):
+            review.approve(USER, correction.doc_id, shown.item.content_hash)
+    finally:
+        engine.close()
