@@ -144,9 +144,7 @@ class CrashBench:
                                     gates=["caps"], fields={"target_id": self.target, "old_text": "The kettle is red.",
                                                             "new_text": f"The kettle is blue {n}."})
             else:
-                draft = StagedDraft(kind="fact", title=f"Fact number {n}", text=f"The person owns kettle {n}.",
-                                    category="Facts", source_turns=[1], confidence=0.6, batch_id=1, origin="batch",
-                                    gates=["caps"])
+                draft = _fact_draft(n)
             doc = staging.stage(USER, draft)
             if doc.path is not None:
                 engine.document_changed(doc.path)
@@ -197,10 +195,7 @@ class CrashBench:
         n = self.rng.randrange(10**6)
         facts = [d for d in waiting if self._kind(engine, d) == "fact"]
         while len(facts) < 2:  # corrections pile up after undos; merges and bulks want facts
-            draft = StagedDraft(kind="fact", title=f"Fact number {n}", text=f"The person owns kettle {n}.",
-                                category="Facts", source_turns=[1], confidence=0.6, batch_id=1, origin="batch",
-                                gates=["caps"])
-            doc = StagingArea(engine.store, engine.clock).stage(USER, draft)
+            doc = StagingArea(engine.store, engine.clock).stage(USER, _fact_draft(n + len(facts)))
             if doc.path is not None:
                 engine.document_changed(doc.path)
             facts.append(doc.id)
@@ -359,6 +354,11 @@ class CrashBench:
             ReviewEngine(engine.paths, engine.store, clock=engine.clock).undo(USER)
         except ReviewError as exc:
             result.undo_broken = f"undo refused after the crash: {exc}"
+
+
+def _fact_draft(n: int) -> StagedDraft:
+    return StagedDraft(kind="fact", title=f"Fact number {n}", text=f"The person owns kettle {n}.", category="Facts",
+                       source_turns=[1], confidence=0.6, batch_id=1, origin="batch", gates=["caps"])
 
 
 def soak(root: Path, cycles: int, *, seed: int = 7, reindex_every: int = 10,

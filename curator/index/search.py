@@ -89,8 +89,13 @@ def query_terms(query: str) -> list[str]:
     return unique[:MAX_QUERY_TERMS]
 
 
+def _phrases(terms: list[str]) -> tuple[str, ...]:
+    """The FTS phrases of the query terms, each once."""
+    return tuple(dict.fromkeys(p for t in terms for p in cjk_phrases(t)))
+
+
 def _or_expression(terms: list[str]) -> str:
-    return any_of(list(dict.fromkeys(p for t in terms for p in cjk_phrases(t))))
+    return any_of(_phrases(terms))
 
 
 def match_expression(query: str) -> str | None:
@@ -120,11 +125,11 @@ def search(index: Index, query: str, filters: SearchFilters | None = None, limit
         return []
     conn = index.reader()
     where, params = _filter_clauses(filters or SearchFilters())
-    phrases = tuple(dict.fromkeys(p for t in terms for p in cjk_phrases(t)))
-    top = top_k(conn, Query(phrases, tuple(where), tuple(params), QUALITY_WEIGHT), limit)
+    ranking = Query(_phrases(terms), tuple(where), tuple(params), QUALITY_WEIGHT)
+    top = top_k(conn, ranking, limit)
     if not top:
         return []
-    expression = _or_expression(terms)
+    expression = ranking.expression
     scores = {r.rowid: r.score for r in top}
     found = {row["id"]: row for row in conn.execute(
         "SELECT i.id, i.item_type, i.ref, i.user_id, i.kind, i.topic, i.scope, i.quality, i.ts FROM items i "

@@ -9,8 +9,9 @@ stands. Either way the superseded value does not survive into the approved memor
 text stays in the memory's history, and the person sees both sides before approving.
 
 Negations and dates are the ``negation`` and ``dates`` lists of every language table, with
-English's own below: a short sentence's language is hard to tell, and a word only counts
-beside a value the old memory holds. Scripts written without spaces get the correction alone.
+English's own (negations below, dates from ``statements``): a short sentence's language is
+hard to tell, and a word only counts beside a value the old memory holds. Scripts written
+without spaces get the correction alone.
 """
 
 from __future__ import annotations
@@ -20,11 +21,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from curator.reflection.languages import all_entries, table_for
+from curator.reflection.statements import DATE_WORDS
 
 ENGLISH_NEGATION = ("not", "no", "never", "no longer", "any more", "anymore", "instead of", "rather than")
-ENGLISH_DATES = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
-                 "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
-                 "saturday", "sunday")
 LOOK_BACK = 4  # a negation this many words before a value denies it ("doesn't live in Porto")
 LOOK_AHEAD = 2  # ... or one of these, this many after ("Porto any more", Turkish "değil")
 TRAILING = ("any more", "anymore", "değil")
@@ -75,7 +74,7 @@ def _lists() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Negations and dates of every language: telling the language of a short sentence is
     unreliable, and a word only counts beside a value the old memory holds."""
     negations = dict.fromkeys((*ENGLISH_NEGATION, *(e for _, e in all_entries("negation"))))
-    dates = dict.fromkeys((*ENGLISH_DATES, *(e for _, e in all_entries("dates"))))
+    dates = dict.fromkeys((*sorted(DATE_WORDS), *(e for _, e in all_entries("dates"))))
     return tuple(negations), tuple(dates)
 
 

@@ -90,7 +90,7 @@ _PASSING_WORDS = """
 _PASSING = frozenset(stem(w) for w in _PASSING_WORDS.split())
 _DATES = """january february march april may june july august september october november december
     monday tuesday wednesday thursday friday saturday sunday"""
-_DATE_WORDS = frozenset(_DATES.split())
+DATE_WORDS = frozenset(_DATES.split())
 
 
 @dataclass(frozen=True)
@@ -133,7 +133,7 @@ def rank_of(text: str) -> float:
     names = [w for i, w in enumerate(words) if i > 0 and w[:1].isupper() and w != "I"
              and w.lower() not in STOP_WORDS]
     score += 0.75 * min(len(names), 3)
-    score += 0.5 * min(sum(1 for w in words if w.isdigit() or w.lower() in _DATE_WORDS), 2)
+    score += 0.5 * min(sum(1 for w in words if w.isdigit() or w.lower() in DATE_WORDS), 2)
     return round(score, 2)
 
 

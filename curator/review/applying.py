@@ -48,7 +48,7 @@ class Applier:
         same_words = bool(old_text) and " ".join(target.body.split()) == " ".join(old_text.split())
         if expected and file_hash(target.path) != expected and not same_words:
             raise ChangedOnDiskError(f"{target.id} changed since the correction was staged",
-                                     unified(str(doc.get("old_text") or ""), target.body, "when staged", "now"))
+                                     unified(old_text, target.body, "when staged", "now"))
         new_text = (text if text is not None else doc.body).strip()
         hint = str(doc.get("new_confidence_hint") or "same")
         confidence = target.confidence + {"higher": 0.1, "lower": -0.15}.get(hint, 0.0)

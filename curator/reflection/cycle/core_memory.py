@@ -52,12 +52,13 @@ def parse_sections(text: str) -> dict[str, list[str]]:
     return out
 
 
-@dataclass(frozen=True)
 class Truth:
     """What the approved memories hold now, and the texts their corrections replaced."""
 
-    current: Sequence[str] = ()
-    superseded: Sequence[str] = ()
+    def __init__(self, current: Sequence[str] = (), superseded: Sequence[str] = ()) -> None:
+        # Term sets once per cycle, not once per proposed line.
+        self.now: set[str] = set().union(*(_terms(t) for t in current))
+        self.gone = [(text, _terms(text)) for text in superseded]
 
     def outdated(self, line: str) -> str | None:
         """The replaced text ``line`` repeats, or None.
@@ -68,11 +69,9 @@ class Truth:
         words = _terms(line)
         if not words:
             return None
-        now = set().union(*(_terms(t) for t in self.current)) if self.current else set()
-        for text in self.superseded:
-            gone = _terms(text)
+        for text, gone in self.gone:
             shared = words & gone
-            if len(shared) >= SUPERSEDED * len(words) and shared - now:
+            if len(shared) >= SUPERSEDED * len(words) and shared - self.now:
                 return text
         return None
 
@@ -100,13 +99,14 @@ def render(sections: Mapping[str, Sequence[str]]) -> str:
 
 
 def build(current: str, proposed: Mapping[str, Sequence[str]], support: str, pinned_memories: Iterable[str],
-          count: Callable[[str], int], cap: int = CAP_TOKENS, truth: Truth = Truth()) -> Rewrite:
+          count: Callable[[str], int], cap: int = CAP_TOKENS, truth: Truth | None = None) -> Rewrite:
     """The new MEMORY.md from the model's section lines (see the module docstring).
 
     A line is kept only if it says something (two content words, or a name and a word: not
     "2.5", not "Persona"), the cycle's inputs support it, and it does not repeat a text an
     approved correction replaced ("Lisbon in October" after "September, not October").
     """
+    truth = truth or Truth()
     old = parse_sections(current)
     old_lines = [line for lines in old.values() for line in lines]
     pinned = list(dict.fromkeys([line for line in old_lines if is_pinned(line)] +

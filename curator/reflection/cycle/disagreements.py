@@ -25,8 +25,6 @@ from curator.reflection.cycle.scope import Memory
 from curator.vault.documents import Document, DocumentError
 
 PAIRS_OF_AT_MOST = 150  # the newest memories compared pair by pair (150: about 11,000 pairs)
-STAGING = "Knowledge_staging"
-CONTRADICTIONS = "memory/meta/contradictions.md"
 
 
 @dataclass(frozen=True)
@@ -38,16 +36,15 @@ class Disagreement:
     reason: str = "found by code: the memories disagree"
 
 
-def find(root: Path, memories: Sequence[Memory]) -> list[Disagreement]:
-    """Every disagreement among ``memories`` and with the review queue (see the module docstring)."""
-    return [*_between(memories), *_contested(root, memories)]
+def find(staging: Path, memories: Sequence[Memory]) -> list[Disagreement]:
+    """Every disagreement among ``memories`` and with the review queue in ``staging``."""
+    return [*_between(memories), *_contested(staging, memories)]
 
 
 def flags(found: Sequence[Disagreement]) -> list[Operation]:
-    """One FLAG operation per disagreement, citing the memories (op ids are set by the caller)."""
-    return [Operation("", "FLAG", d.content, reason=d.reason,
-                      evidence=[f"memory {m}" for m in d.memory_ids], target=CONTRADICTIONS, gates=["code"])
-            for d in found]
+    """One FLAG operation per disagreement, citing the memories (the caller sets op ids and targets)."""
+    return [Operation("", "FLAG", d.content, reason=d.reason, evidence=[f"memory {m}" for m in d.memory_ids],
+                      gates=["code"]) for d in found]
 
 
 def disputed(found: Sequence[Disagreement]) -> set[str]:
@@ -67,11 +64,10 @@ def _between(memories: Sequence[Memory]) -> list[Disagreement]:
     return out
 
 
-def _contested(root: Path, memories: Sequence[Memory]) -> list[Disagreement]:
+def _contested(staging: Path, memories: Sequence[Memory]) -> list[Disagreement]:
     known = {m.memory_id: m for m in memories}
-    folder = root / STAGING
     out = []
-    for path in sorted(folder.rglob("*.md")) if folder.is_dir() else []:
+    for path in sorted(staging.rglob("*.md")) if staging.is_dir() else []:
         try:
             doc = Document.load(path)
         except (DocumentError, OSError):

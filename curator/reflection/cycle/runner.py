@@ -31,6 +31,7 @@ from curator.reflection.cycle.operations import (
     OpRejection,
     parse_operations,
     supported,
+    target_for,
 )
 from curator.reflection.cycle.record import CycleRecord, all_records, record_rel
 from curator.reflection.cycle.scope import CycleInputs, ScopeReader, as_plain
@@ -225,10 +226,13 @@ class CycleRunner:
         gates = OperationGates(labels, decay, meta_text, self.rejected, user_id)
         passed, refused = gates.check(proposed)
         # What code finds in dispute is flagged whatever the model said (see disagreements).
-        found = disagreements.find(self.paths.user(user_id).root, inputs.memories)
+        found = disagreements.find(self.paths.user(user_id).staging, inputs.memories)
         record.disputed = sorted(disagreements.disputed(found))
         seen = {op.fingerprint for op in passed}
-        passed += [op for op in disagreements.flags(found) if op.fingerprint not in seen]
+        for op in disagreements.flags(found):
+            if op.fingerprint not in seen:
+                op.target = target_for(op, decay)
+                passed.append(op)
         for index, op in enumerate(passed, 1):
             op.op_id = f"op-{index}"
         record.operations = passed
@@ -259,10 +263,10 @@ class CycleRunner:
         # Promote the most recently seen memories the model left out (newest first), so the
         # core file reflects what was approved lately; the section shares still cap it.
         shown = [line for lines in merged.values() for line in lines]
-        merged["active_context"] += [m.text for m in inputs.memories if not m.pinned and not similar_in(m.text, shown)
-                                     and m.memory_id not in record.disputed]
-        # Memories in dispute stay out until the person answers; what corrections replaced, for good.
         disputed = set(record.disputed)
+        merged["active_context"] += [m.text for m in inputs.memories if not m.pinned and not similar_in(m.text, shown)
+                                     and m.memory_id not in disputed]
+        # Memories in dispute stay out until the person answers; what corrections replaced, for good.
         current = [m.text for m in inputs.memories if m.memory_id not in disputed]
         gone = [t for m in inputs.memories for t in m.superseded]
         gone += [m.text for m in inputs.memories if m.memory_id in disputed and not m.pinned]

@@ -10,6 +10,7 @@ from fakes.scripted import ScriptedModel
 
 from curator.engine import Engine
 from curator.reflection.cycle.decay import DecayState
+from curator.reflection.cycle.record import CycleRecord
 from curator.reflection.cycle.summary import SECTION_TITLES
 from curator.reflection.service import ReflectionService
 from curator.review.staging import StagedDraft, StagingArea
@@ -137,40 +138,51 @@ def test_a_memory_pinned_by_hand_is_in_memory_md_after_a_cycle_and_a_retired_one
     assert "vegetarian" not in memory
 
 
-def test_core_memory_keeps_no_superseded_fact_and_no_empty_line(engine: Engine) -> None:
-    """Issue 20: every MEMORY.md line says something the approved memories hold now."""
-    trip = Document.new(doc_id="trip000001", kind="fact", title="Lisbon trip", source_turns=[9],
-                        body="Maya and her sister Ana are going to Lisbon in October.\n", confidence=0.8,
-                        approved_at="2026-11-21T10:00:00Z", status="approved")
-    engine.document_changed(engine.store.create(trip, "default", "knowledge", "Facts"))
-    september = "Maya and her sister Ana are going to Lisbon in September."
-    correction = StagingArea(engine.store, engine.clock).stage("default", StagedDraft(
-        kind="correction", title="Correction: Lisbon trip", category="Corrections", source_turns=[9, 23],
-        text=september, confidence=0.6, batch_id=1, origin="batch", gates=["keyword"],
-        fields={"target_id": trip.id, "old_text": trip.body.strip(), "new_text": september}))
-    review = engine.review
-    review.approve("default", correction.id, review.show("default", correction.id).item.content_hash)
-    corrected = engine.store.find(trip.id, "default", areas=("knowledge",))
-    assert corrected is not None and corrected.get("superseded") == [
-        "Maya and her sister Ana are going to Lisbon in October."]
+def approved_fact(engine: Engine, doc_id: str, body: str, turns: list[int]) -> Document:
+    doc = Document.new(doc_id=doc_id, kind="fact", title=body[:40], source_turns=turns, body=body + "\n",
+                       confidence=0.8, approved_at="2026-11-21T10:00:00Z", status="approved")
+    engine.document_changed(engine.store.create(doc, "default", "knowledge", "Facts"))
+    return doc
 
+
+def stage_correction(engine: Engine, target: Document, text: str) -> Document:
+    return StagingArea(engine.store, engine.clock).stage("default", StagedDraft(
+        kind="correction", title="Correction: Lisbon trip", category="Corrections", source_turns=[9, 23],
+        text=text, confidence=0.6, batch_id=1, origin="batch", gates=["keyword"],
+        fields={"target_id": target.id, "old_text": target.body.strip(), "new_text": text}))
+
+
+def cycle_with_rewrite(engine: Engine, sections: dict[str, list[str]]) -> CycleRecord:
+    """One cycle whose scripted model proposes ``sections`` as MEMORY.md."""
     scripted = phase_answers()
 
     def answer(messages: list[dict[str, str]]) -> str:
         if messages[0]["content"].startswith("You rewrite a core memory"):
-            return json.dumps({"identity": ["Maya is a nurse who works night shifts", "2.5", "Persona"],
-                               "active_context": ["Maya and Ana are going to Lisbon in October",
-                                                  "Contradictions Detected: none"],
-                               "persona": [], "critical_facts": ["Maya is allergic to peanuts"]})
+            return json.dumps(sections)
         return scripted(messages)
 
     service = ReflectionService(engine.reflection_parts(), runtime=ScriptedModel([answer] * 400, n_ctx=4096),
                                 sleep=lambda _s: None)
     try:
         outcome = service.run_cycle("default", "manual")
-        record = service.cycle_review().show("default", outcome["cycle_id"])
+        return service.cycle_review().show("default", outcome["cycle_id"])
     finally:
         service.close()
+
+
+def test_core_memory_keeps_no_superseded_fact_and_no_empty_line(engine: Engine) -> None:
+    """Issue 20: every MEMORY.md line says something the approved memories hold now."""
+    trip = approved_fact(engine, "trip000001", "Maya and her sister Ana are going to Lisbon in October.", [9])
+    correction = stage_correction(engine, trip, "Maya and her sister Ana are going to Lisbon in September.")
+    review = engine.review
+    review.approve("default", correction.id, review.show("default", correction.id).item.content_hash)
+    corrected = engine.store.find(trip.id, "default", areas=("knowledge",))
+    assert corrected is not None and corrected.get("superseded") == [
+        "Maya and her sister Ana are going to Lisbon in October."]
+    record = cycle_with_rewrite(engine, {
+        "identity": ["Maya is a nurse who works night shifts", "2.5", "Persona"],
+        "active_context": ["Maya and Ana are going to Lisbon in October", "Contradictions Detected: none"],
+        "persona": [], "critical_facts": ["Maya is allergic to peanuts"]})
     assert "October" not in record.new_memory and "2.5" not in record.new_memory
     assert "Persona\n- " not in record.new_memory and "none" not in record.new_memory.lower()
     assert "Maya is a nurse who works night shifts" in record.new_memory
@@ -180,37 +192,14 @@ def test_core_memory_keeps_no_superseded_fact_and_no_empty_line(engine: Engine) 
 def test_memories_in_dispute_are_flagged_and_kept_out_of_memory_md(engine: Engine) -> None:
     """Issue 20: two approved memories that disagree, or one a waiting correction contests,
     are flagged as contradictions by code and stay out of MEMORY.md until the person answers."""
-    def fact(doc_id: str, body: str, turns: list[int]) -> Document:
-        doc = Document.new(doc_id=doc_id, kind="fact", title=body[:40], source_turns=turns, body=body + "\n",
-                           confidence=0.8, approved_at="2026-11-21T10:00:00Z", status="approved")
-        engine.document_changed(engine.store.create(doc, "default", "knowledge", "Facts"))
-        return doc
-
-    fact("porto00001", "Maya's sister Ana lives in Porto near the river.", [21])
-    fact("braga00001", "Maya's sister Ana lives in Braga near the river.", [29])
-    trip = fact("trip000002", "Maya and Ana are going to Lisbon in October.", [9])
-    StagingArea(engine.store, engine.clock).stage("default", StagedDraft(
-        kind="correction", title="Correction: Lisbon trip", category="Corrections", source_turns=[9, 23],
-        text="Maya and Ana are going to Lisbon in September.", confidence=0.6, batch_id=1, origin="batch",
-        gates=["keyword"], fields={"target_id": trip.id, "old_text": trip.body.strip(),
-                                   "new_text": "Maya and Ana are going to Lisbon in September."}))
-    scripted = phase_answers()
-
-    def answer(messages: list[dict[str, str]]) -> str:
-        if messages[0]["content"].startswith("You rewrite a core memory"):
-            return json.dumps({"identity": ["Maya is a nurse who works night shifts"],
-                               "active_context": ["Maya's sister Ana lives in Porto",
-                                                  "Maya and Ana are going to Lisbon in October"],
-                               "persona": [], "critical_facts": []})
-        return scripted(messages)
-
-    service = ReflectionService(engine.reflection_parts(), runtime=ScriptedModel([answer] * 400, n_ctx=4096),
-                                sleep=lambda _s: None)
-    try:
-        outcome = service.run_cycle("default", "manual")
-        record = service.cycle_review().show("default", outcome["cycle_id"])
-    finally:
-        service.close()
+    approved_fact(engine, "porto00001", "Maya's sister Ana lives in Porto near the river.", [21])
+    approved_fact(engine, "braga00001", "Maya's sister Ana lives in Braga near the river.", [29])
+    trip = approved_fact(engine, "trip000002", "Maya and Ana are going to Lisbon in October.", [9])
+    stage_correction(engine, trip, "Maya and Ana are going to Lisbon in September.")
+    record = cycle_with_rewrite(engine, {
+        "identity": ["Maya is a nurse who works night shifts"],
+        "active_context": ["Maya's sister Ana lives in Porto", "Maya and Ana are going to Lisbon in October"],
+        "persona": [], "critical_facts": []})
     flags = [o for o in record.operations if o.operation == "FLAG"]
     assert any({"memory porto00001", "memory braga00001"} <= set(o.evidence) and "Porto" in o.content
                for o in flags), flags
