@@ -25,6 +25,11 @@ from curator.sources.adapters.common import (
 
 INPUT_TAG = "{{[INPUT]}}"
 OUTPUT_TAG = "{{[OUTPUT]}}"
+SYSTEM_TAG = "{{[SYSTEM]}}"
+_TAG_SPLIT = re.compile(r"(\{\{\[(?:INPUT|OUTPUT|SYSTEM)\]\}\})")
+# Closing tags of newer Kobold Lite versions: markers, not words anybody wrote.
+_END_TAGS = re.compile(r"\{\{\[(?:INPUT|OUTPUT|SYSTEM)_END\]\}\}")
+_ROLE_OF_TAG = {INPUT_TAG: "user", OUTPUT_TAG: "assistant", SYSTEM_TAG: "system"}
 
 
 def chat_turns(text: str, user: str, others: list[str]) -> list[tuple[str, str, str]]:
@@ -45,16 +50,37 @@ def chat_turns(text: str, user: str, others: list[str]) -> list[tuple[str, str, 
 
 
 def instruct_turns(text: str) -> list[tuple[str, str, str]]:
-    """(role, speaker, text) of an instruct-mode story, split at the placeholders."""
-    turns = []
-    for piece in re.split(r"(\{\{\[INPUT\]\}\}|\{\{\[OUTPUT\]\}\})", text):
-        if piece == INPUT_TAG:
-            turns.append(["user", "user", ""])
-        elif piece == OUTPUT_TAG:
-            turns.append(["assistant", "assistant", ""])
+    """(role, speaker, text) of an instruct-mode story, split at the placeholders.
+
+    Text before the first placeholder is the scenario's greeting, the assistant's opening
+    (Kobold Lite shows it above the first input), never the person's words.
+    """
+    turns: list[list[str]] = []
+    for piece in _TAG_SPLIT.split(_END_TAGS.sub("", text)):
+        role = _ROLE_OF_TAG.get(piece)
+        if role:
+            turns.append([role, role, ""])
         elif turns:
             turns[-1][2] += piece
+        elif piece.strip():
+            turns.append(["assistant", "assistant", piece])
     return [(r, s, t.strip()) for r, s, t in turns if t.strip()]
+
+
+# Kobold Lite's own defaults for the two chat names, used when a story was saved without
+# its settings.
+DEFAULT_USER = "User"
+DEFAULT_BOT = "KoboldAI"
+
+
+def guessed_mode(text: str) -> int | None:
+    """The mode of a story saved without ``savedsettings``: instruct when its placeholders
+    are in the text, chat when its lines start with the default chat names, else unknown."""
+    if _TAG_SPLIT.search(text):
+        return 4
+    if re.search(rf"(?:^|\n){DEFAULT_USER}:", text) and re.search(rf"(?:^|\n){DEFAULT_BOT}:", text):
+        return 3
+    return None
 
 
 class KoboldCppAdapter(FileAdapter):
@@ -82,10 +108,10 @@ class KoboldCppAdapter(FileAdapter):
         prompt = as_str(doc.get("prompt"))
         chunks = [as_str(a) for a in as_list(doc.get("actions"))]
         text = prompt + "".join(chunks)
-        mode = settings.get("opmode")
+        mode = settings.get("opmode") if settings else guessed_mode(text)
         if mode == 3:
-            others = as_str(settings.get("chatopponent")).split("||$||")
-            turns = chat_turns(text, as_str(settings.get("chatname")) or "User", others)
+            others = as_str(settings.get("chatopponent")).split("||$||") if settings else [DEFAULT_BOT]
+            turns = chat_turns(text, as_str(settings.get("chatname")) or DEFAULT_USER, others)
         elif mode == 4:
             turns = instruct_turns(text)
         else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
@@ -312,3 +313,36 @@ def test_status_counts_skips_unknown_times_and_bad_lines(tmp_path: Path) -> None
     assert "lines that are not chat turns skipped" in code["detail"]
     assert lms["reading"] == {"skipped": 0, "time_unknown": 3, "unreadable": 0}
     assert lms["detail"] == "3 turns time-unknown"
+
+
+def _kobold_without_settings(root: Path, prompt: str, actions: list[str]) -> None:
+    # "Save with settings" unchecked: Kobold Lite writes savedsettings as null.
+    doc = {"gamestarted": True, "prompt": prompt, "memory": "", "authorsnote": "", "actions": actions,
+           "actions_metadata": {}, "worldinfo": [], "savedsettings": None}
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "saved_story.json").write_text(json.dumps(doc), "utf-8")
+
+
+def test_kobold_instruct_story_saved_without_settings(tmp_path: Path) -> None:
+    _kobold_without_settings(
+        tmp_path, "Hello! I am your assistant. Ask me anything.",
+        ["{{[SYSTEM]}}Be brief.{{[SYSTEM_END]}}{{[INPUT]}}\nI keep bees on my roof.{{[INPUT_END]}}\n{{[OUTPUT]}}\n",
+         "How many hives?{{[OUTPUT_END]}}", "\n{{[INPUT]}}\nTwo hives."])
+    name, results = read_source(tmp_path)
+    assert name == "koboldcpp"
+    (result,) = results.values()
+    # The greeting is the assistant's, each input the person's, and no placeholder survives.
+    assert turns_of(result) == [("assistant", "assistant", "Hello! I am your assistant. Ask me anything."),
+                                ("system", "system", "Be brief."),
+                                ("user", "user", "I keep bees on my roof."),
+                                ("assistant", "assistant", "How many hives?"),
+                                ("user", "user", "Two hives.")]
+    assert not any("{{[" in t.text for t in result.turns)
+
+
+def test_kobold_chat_story_saved_without_settings_uses_the_default_names(tmp_path: Path) -> None:
+    _kobold_without_settings(tmp_path, "\nKoboldAI: Hi there.", ["\nUser: I moved to Lyon.", "\nKoboldAI: Nice!"])
+    _, results = read_source(tmp_path)
+    (result,) = results.values()
+    assert turns_of(result) == [("assistant", "KoboldAI", "Hi there."), ("user", "User", "I moved to Lyon."),
+                                ("assistant", "KoboldAI", "Nice!")]
