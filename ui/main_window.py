@@ -429,7 +429,7 @@ class MainWindow(QMainWindow):
             self.open_vault_requested.emit(folder)
 
     def _on_connect_client_action_triggered(self) -> None:
-        from curator.cli.main import default_vault
+        from curator.vault.paths import default_vault
         from ui.dialogs.connect_client import ConnectClientDialog
 
         vault = self.engine.paths.root if self.engine is not None else default_vault()

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from curator import __version__
-from curator.vault.paths import default_vault
 
 # One module per command group; each has register(subparsers, common).
 REGISTRY: list[str] = [
@@ -62,7 +61,11 @@ class CliError(Exception):
 
 def vault_of(args: argparse.Namespace) -> Path:
     """The vault a command works on."""
-    return Path(args.vault).expanduser() if getattr(args, "vault", None) else default_vault()
+    if getattr(args, "vault", None):
+        return Path(args.vault).expanduser()
+    from curator.vault.paths import default_vault
+
+    return default_vault()
 
 
 def emit(args: argparse.Namespace, data: Any, text: Callable[[], str] | str) -> None:
@@ -130,29 +133,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.handler is None:
         parser.print_help()
         return EXIT_USAGE
-    from curator.sources.adapters import UnknownAdapterError
-    from curator.vault.documents import DocumentError
-    from curator.vault.lock import VaultLockedError
-    from curator.vault.paths import UnsafePathError
-
     try:
         return int(args.handler(args) or 0)
     except CliError as exc:
         print(f"curator: {exc}", file=sys.stderr)
         return exc.code
-    except VaultLockedError as exc:
-        print(f"curator: {exc}", file=sys.stderr)
-        return EXIT_LOCKED
-    except (UnknownAdapterError, UnsafePathError, DocumentError, FileNotFoundError, ValueError) as exc:
-        print(f"curator: {exc}", file=sys.stderr)
-        return EXIT_USAGE
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
-    except OSError as exc:
+    except Exception as exc:
+        code = _exit_code_of(exc)
+        if code is None:
+            raise
         print(f"curator: {exc}", file=sys.stderr)
+        return code
+
+
+def _exit_code_of(exc: Exception) -> int | None:
+    """The exit code of an error the person can act on (its message is the one line they see),
+    or None for a bug. The error classes are imported here, when one happened: importing them
+    up front cost every command's start-up (``curator mcp``'s handshake waits for it)."""
+    from curator.sources.adapters import UnknownAdapterError
+    from curator.vault.documents import DocumentError
+    from curator.vault.lock import VaultLockedError
+    from curator.vault.paths import UnsafePathError
+
+    if isinstance(exc, VaultLockedError):
+        return EXIT_LOCKED
+    if isinstance(exc, UnknownAdapterError | UnsafePathError | DocumentError | FileNotFoundError | ValueError):
+        return EXIT_USAGE
+    if isinstance(exc, OSError):
         return EXIT_FAILURE
+    return None
 
 
 if __name__ == "__main__":

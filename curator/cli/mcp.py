@@ -45,24 +45,34 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 
 def serve(vault: Any, user_id: str) -> int:
-    """Run the stdio server until the client closes the connection."""
-    from curator.mcp.agent import AgentMemory
-    from curator.mcp.server import build_server
-    from curator.mcp.usage import UsageLog
-    from curator.vault.paths import VaultPaths, validate_user_id
-    from curator.vault.store import DocumentStore
+    """Run the stdio server until the client closes the connection.
+
+    The server answers the client's handshake at once; the vault is opened meanwhile on a
+    background thread (``curator.mcp.stdio``), and closed when the client goes.
+    """
+    from curator.mcp.stdio import serve_stdio
+    from curator.vault.paths import validate_user_id
 
     validate_user_id(user_id)
     # stdout carries the protocol: every log line goes to stderr.
     logging.getLogger().handlers[:] = [logging.StreamHandler(sys.stderr)]
-    with _reader(Path(vault)) as index:
-        paths = VaultPaths(Path(vault).expanduser().resolve())
-        usage = UsageLog(paths.root / "usage.sqlite")
-        try:
-            memory = AgentMemory(paths, index, DocumentStore(paths), usage, user_id=user_id, client="mcp")
-            build_server(memory).run("stdio")
-        finally:
-            usage.close()
+    with contextlib.ExitStack() as stack:
+
+        def open_memory() -> Any:
+            from curator.mcp.agent import AgentMemory
+            from curator.mcp.server import ServedMemory
+            from curator.mcp.usage import UsageLog
+            from curator.vault.paths import VaultPaths
+            from curator.vault.store import DocumentStore
+
+            index = stack.enter_context(_reader(Path(vault)))
+            paths = VaultPaths(Path(vault).expanduser().resolve())
+            usage = UsageLog(paths.root / "usage.sqlite")
+            stack.callback(usage.close)
+            return ServedMemory(AgentMemory(paths, index, DocumentStore(paths), usage, user_id=user_id,
+                                            client="mcp"))
+
+        serve_stdio(open_memory)
     return 0
 
 

@@ -16,7 +16,8 @@ import pytest
 
 from curator.engine import Engine
 
-HEAVY = ("numpy", "PySide6", "llama_cpp", "rank_bm25")
+# The MCP SDK and pydantic too: importing them took a second before a client got its handshake.
+HEAVY = ("numpy", "PySide6", "llama_cpp", "rank_bm25", "mcp", "pydantic", "jsonschema")
 
 
 def imported(args: list[str], vault: Path) -> tuple[set[str], str]:
