@@ -26,7 +26,7 @@ REGISTRY: list[str] = [
     "curator.cli.vault", "curator.cli.sources", "curator.cli.watch", "curator.cli.status",
     "curator.cli.search", "curator.cli.review", "curator.cli.reflect", "curator.cli.models",
     "curator.cli.bench", "curator.cli.mcp", "curator.cli.lifecycle",
-    "curator.cli.turns", "curator.cli.memory",
+    "curator.cli.turns", "curator.cli.memory", "curator.cli.send",
     "curator.cli.discover",  # discover adds to the `source` group: after it
 ]
 
@@ -38,7 +38,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "status": ("curator.cli.status",), "search": ("curator.cli.search",), "show": ("curator.cli.search",),
     "review": ("curator.cli.review",), "reflect": ("curator.cli.reflect",), "models": ("curator.cli.models",),
     "bench": ("curator.cli.bench",), "mcp": ("curator.cli.mcp",), "lifecycle": ("curator.cli.lifecycle",),
-    "archive": ("curator.cli.lifecycle",), "turns": ("curator.cli.turns",),
+    "archive": ("curator.cli.lifecycle",), "turns": ("curator.cli.turns",), "send": ("curator.cli.send",),
     **{name: ("curator.cli.memory",) for name in ("remember", "add", "pin", "unpin", "retire", "merge",
                                                   "approve-all", "discard-all")},
 }

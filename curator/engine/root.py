@@ -40,6 +40,7 @@ from curator.index.database import Index, IndexDamagedError
 from curator.index.search import SearchFilters, SearchHit, search
 from curator.index.views import IndexedDocuments, IndexTurnSource
 from curator.mcp.tools import MemoryTools, index_document_file, sync_documents
+from curator.outbound.sync import ClientMemory, Refresher
 from curator.reflection.gates.fingerprints import RejectedMemory
 from curator.reflection.ports import DocumentIndex
 from curator.reflection.summaries import SummaryStore
@@ -122,6 +123,15 @@ class Engine:
                                        turns=IndexTurnSource(lambda: self.index), events=self.bus,
                                        clock=self.clock, rejected=self.rejected)
             self.review.new_ttl_days = float(self.settings["lifecycle.new_ttl_days"])
+            self.client_memory = ClientMemory(
+                self.paths, lambda: self.settings, lambda user_id: self.index.approved_paths(user_id),
+                lambda user_id: self.index.approved_fingerprint(user_id), clock=self.clock, emit=self.bus.emit)
+            # Only the writer keeps clients in step: a reader's review actions reach the
+            # writer's index, and its next tick sees them.
+            self.client_sender: Refresher | None = Refresher(self.client_memory) if writer else None
+            if self.client_sender is not None:
+                self._unsubscribe_sender = self.bus.subscribe(lambda event: self.client_sender.poke()
+                                                              if self.client_sender else None, "review.")
             self._last_document_sync = self.clock.now()
             self._last_lifecycle = float("-inf")
             if writer:
@@ -218,6 +228,8 @@ class Engine:
         # Runs on the watcher's worker thread every few seconds.
         if self.triggers is not None:
             self.triggers.tick()
+        if self.client_sender is not None:
+            self.client_sender.poke()  # MEMORY.md or memories changed by another process
         self.drain_agent_inbox()
         now = self.clock.now()
         if now - self._last_document_sync >= float(self.settings["watch.rescan_seconds"]):
@@ -489,6 +501,8 @@ class Engine:
         self.review.new_ttl_days = float(self.settings["lifecycle.new_ttl_days"])
         if self.triggers is not None:
             self.triggers.update_settings(self.settings)
+        if self.client_sender is not None and any(key.startswith("send.") for key in changes):
+            self.client_sender.poke()
 
     # ---- Closing
 
@@ -503,6 +517,13 @@ class Engine:
             self.reflection = None
         if self.watcher is not None:
             self.stop_watching()
+        sender: Refresher | None = getattr(self, "client_sender", None)
+        if sender is not None:
+            try:
+                sender.close()  # a change approved just before closing still reaches the clients
+            except Exception:
+                log.exception("sending memory to clients failed")
+            self.client_sender = None
         triggers = self.triggers
         if triggers is not None:
             try:

@@ -88,6 +88,23 @@ class DocumentTable(Connections):
         ).fetchone()
         return doc_from_row(row) if row else None
 
+    def approved_paths(self, user_id: str) -> list[str]:
+        """Vault-relative paths of ``user_id``'s approved memories that search serves (not deleted,
+        retired or pending), best quality first, then newest."""
+        rows = self.reader().execute(
+            "SELECT d.path FROM documents d JOIN items i ON i.id = d.item_id "
+            "WHERE d.user_id = ? AND d.area = 'knowledge' AND i.searchable = 1 "
+            "ORDER BY COALESCE(d.quality, 0) DESC, d.created_at DESC, d.path", (user_id,))
+        return [r["path"] for r in rows]
+
+    def approved_fingerprint(self, user_id: str) -> str:
+        """A value that changes whenever one of ``user_id``'s Knowledge documents changes."""
+        row = self.reader().execute(
+            "SELECT COUNT(*) AS n, group_concat(path || '=' || fingerprint, '|') AS f FROM "
+            "(SELECT path, fingerprint FROM documents WHERE user_id = ? AND area = 'knowledge' ORDER BY path)",
+            (user_id,)).fetchone()
+        return f"{row['n']}:{hash(row['f'] or '')}"
+
     def documents(self, user_id: str | None = None, area: str | None = None) -> list[DocumentRow]:
         """Document rows, optionally of one user and area."""
         sql, params = "SELECT * FROM documents WHERE 1=1", []

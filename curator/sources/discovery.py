@@ -72,7 +72,7 @@ class _Place:
     unsupported: str = ""  # a reason the curator cannot read this client at all
 
 
-class _Env:
+class ClientFolders:
     """The folders a platform's clients use, from the environment (with the usual defaults)."""
 
     def __init__(self, env: Mapping[str, str], home: Path | None, platform: str) -> None:
@@ -114,7 +114,7 @@ class _Env:
         return self.config
 
 
-def _places(e: _Env, system_paths: bool) -> list[_Place]:
+def _places(e: ClientFolders, system_paths: bool) -> list[_Place]:
     home, plat = e.home, e.platform
     places: list[_Place] = []
     # ---- SQLite clients
@@ -176,7 +176,7 @@ def discover_clients(
         platform: ``linux``, ``darwin`` or ``win32`` (default: this machine's).
         system_paths: also look outside the home (Docker's volume folder).
     """
-    e = _Env(os.environ if env is None else env, home, _platform(platform or sys.platform))
+    e = ClientFolders(os.environ if env is None else env, home, _platform(platform or sys.platform))
     found: list[DiscoveredClient] = []
     seen: set[Path] = set()
     for place in _places(e, system_paths):

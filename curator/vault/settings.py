@@ -396,6 +396,32 @@ OPTIONS: tuple[Option, ...] = (
         "Poll folders instead of native file events (network drives).",
         group="watching",
     ),
+    # Sending memory to chat clients (issue 21): each switch is off until the person turns it on
+    *(
+        opt
+        for key, name, place in (
+            ("claude_code", "Claude Code", "its user memory (~/.claude/CLAUDE.md imports a file of the curator's own)"),
+            ("sillytavern", "SillyTavern", "a lorebook of the curator's own (World Info)"),
+            ("lmstudio", "LM Studio", "a preset of the curator's own (its system prompt)"),
+            ("jan", "Jan", "an assistant of the curator's own (its instructions)"),
+        )
+        for opt in (
+            _opt(f"send.{key}", bool, False,
+                 f"Keep {name}'s memory in step with what you approved: {place}. The first write is shown "
+                 "as a diff before anything is written.", group="sources"),
+            _opt(f"send.{key}_folder", str, "",
+                 f"{name}'s folder, if not where it usually is (empty: found automatically).", group="sources"),
+        )
+    ),
+    _opt(
+        "send.max_chars",
+        int,
+        4000,
+        "How much memory a client gets, in characters: core memory first, then approved memories by quality.",
+        minimum=200,
+        maximum=100_000,
+        group="sources",
+    ),
     # Model
     _opt(
         "model.path",

@@ -1,0 +1,80 @@
+"""``curator send``: keep a chat client's own memory place in step with what you approved.
+
+``curator send`` lists the clients, where each keeps its memory on this machine and whether
+its switch is on. ``curator send CLIENT`` shows the diff of what would be written;
+``--on`` writes it and keeps the client in step from then on (the app or ``curator watch``
+does, within seconds of an approve, edit, discard or undo); ``--off`` takes back what the
+curator wrote; ``--undo`` puts back the files as they were before the curator's last write.
+Nothing is written without ``--yes`` when the diff has not been seen: without it, the diff
+is printed and the command stops.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from curator.cli.common import writer
+from curator.cli.main import CliError, emit
+
+
+def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
+    p = subparsers.add_parser("send", parents=[common],
+                              help="send approved memory into a chat client's own memory place (off by default)")
+    p.add_argument("client", nargs="?", help="claude-code, sillytavern, lmstudio or jan (none: list them)")
+    action = p.add_mutually_exclusive_group()
+    action.add_argument("--on", action="store_true", help="turn the client's switch on and write (needs --yes)")
+    action.add_argument("--off", action="store_true", help="turn it off and take back what was written (needs --yes)")
+    action.add_argument("--undo", action="store_true", help="put back the files as before the last write (needs --yes)")
+    p.add_argument("--yes", action="store_true", help="write without stopping at the diff")
+    p.set_defaults(handler=cmd_send)
+
+
+def cmd_send(args: argparse.Namespace) -> int:
+    from curator.outbound.places import NOT_WRITTEN, PLACES
+    from curator.outbound.sync import OutboundError, setting_key
+
+    with writer(args, triggers=False) as engine:
+        memory = engine.client_memory
+        if not args.client:
+            rows = []
+            for key, cls in PLACES.items():
+                place = memory.place(key)
+                rows.append({"client": key, "name": cls.name, "on": bool(engine.settings[setting_key(key)]),
+                             "folder": str(place.root) if place else None, "what": cls.summary})
+            rows += [{"client": key, "name": key, "on": False, "folder": None, "what": "not written: " + why}
+                     for key, why in NOT_WRITTEN.items()]
+            emit(args, rows, lambda: "\n".join(
+                f"{r['client']:<12} {'on ' if r['on'] else 'off'} {r['folder'] or '(not found)'}\n    {r['what']}"
+                for r in rows))
+            return 0
+        key = args.client.lower()
+        if key not in PLACES:
+            reason = NOT_WRITTEN.get(key)
+            raise CliError(reason + "." if reason else f"unknown client {args.client!r}; one of: {', '.join(PLACES)}")
+        if args.undo:
+            plan = memory.undo_last(key)
+        else:
+            plan = memory.plan(key, take_back=args.off)
+        if plan.problem:
+            raise CliError(plan.problem, code=1)
+        data = {"client": key, "diff": plan.diff(), "files": [str(c.path) for c in plan.changes],
+                "memories": plan.memories, "left_out": plan.left_out, "written": False}
+        writing = args.on or args.off or args.undo
+        if writing and args.yes:
+            try:
+                if plan.changes:
+                    memory.apply(plan)
+            except OutboundError as exc:
+                raise CliError(str(exc), code=1) from None
+            if args.on or args.off:
+                engine.update_settings({setting_key(key): bool(args.on)})
+            data["written"] = True
+        text = plan.diff() or f"{plan.name} is already in step: nothing to write."
+        if writing and not args.yes:
+            text += "\n(nothing written: run again with --yes to write this)"
+        elif data["written"]:
+            text += f"\n{plan.name}: written." + (f" {plan.left_out} approved memories did not fit the size "
+                                                   "(send.max_chars)." if plan.left_out else "")
+        emit(args, data, text)
+    return 0
