@@ -40,6 +40,7 @@ from ui.panes.status import ActivityEntry, StatusPane
 from ui.panes.work import WorkIndicator, WorkTracker, job_name
 from ui.services.cycles import CycleService
 from ui.services.facade import (
+    ClientSendService,
     KnowledgeService,
     ReviewService,
     SourcesService,
@@ -360,7 +361,8 @@ class MainWindow(QMainWindow):
         from ui.dialogs.settings_dialog import SettingsDialog
 
         self.settings_dialog = SettingsDialog(engine.settings, self, runner=self.runner, interaction=self.interaction,
-                                              sources=SourcesService(engine), discover=lambda: discover_models(engine))
+                                              sources=SourcesService(engine), discover=lambda: discover_models(engine),
+                                              send=ClientSendService(engine))
         self.settings_dialog.accepted.connect(self._on_settings_dialog_accepted)
         self.settings_dialog.sources_changed.connect(self._on_settings_dialog_sources_changed)
         self.settings_dialog.open()

@@ -37,21 +37,16 @@ def cmd_send(args: argparse.Namespace) -> int:
     with writer(args, triggers=False) as engine:
         memory = engine.client_memory
         if not args.client:
-            rows = []
-            for key, cls in PLACES.items():
-                place = memory.place(key)
-                rows.append({"client": key, "name": cls.name, "on": bool(engine.settings[setting_key(key)]),
-                             "folder": str(place.root) if place else None, "what": cls.summary})
-            rows += [{"client": key, "name": key, "on": False, "folder": None, "what": "not written: " + why}
-                     for key, why in NOT_WRITTEN.items()]
+            rows = memory.overview()
             emit(args, rows, lambda: "\n".join(
-                f"{r['client']:<12} {'on ' if r['on'] else 'off'} {r['folder'] or '(not found)'}\n    {r['what']}"
-                for r in rows))
+                f"{r['client']:<12} {'on ' if r['on'] else 'off'} "
+                f"{r['folder'] or ('(not found)' if r['writable'] else '')}\n    {r['what']}" for r in rows))
             return 0
         key = args.client.lower()
         if key not in PLACES:
-            reason = NOT_WRITTEN.get(key)
-            raise CliError(reason + "." if reason else f"unknown client {args.client!r}; one of: {', '.join(PLACES)}")
+            if key in NOT_WRITTEN:
+                raise CliError(NOT_WRITTEN[key][1] + ".")
+            raise CliError(f"unknown client {args.client!r}; one of: {', '.join(PLACES)}")
         if args.undo:
             plan = memory.undo_last(key)
         else:

@@ -279,9 +279,9 @@ class JanPlace(Place):
 
 PLACES: dict[str, type[Place]] = {p.key: p for p in (ClaudeCodePlace, SillyTavernPlace, LMStudioPlace, JanPlace)}
 # Clients whose memory place the curator leaves alone, and why (said in Settings and the README).
-NOT_WRITTEN: dict[str, str] = {
-    "anythingllm": "AnythingLLM keeps workspace prompts in its own database while it runs; the curator "
-                   "writes no other program's database",
-    "koboldcpp": "KoboldCpp keeps its Memory field inside each saved story in the browser; there is no file "
-                 "of its own the curator could keep in step",
+NOT_WRITTEN: dict[str, tuple[str, str]] = {
+    "anythingllm": ("AnythingLLM", "AnythingLLM keeps workspace prompts in its own database while it runs; the curator "
+                   "writes no other program's database"),
+    "koboldcpp": ("KoboldCpp", "KoboldCpp keeps its Memory field inside each saved story in the browser; "
+                               "there is no file of its own the curator could keep in step"),
 }

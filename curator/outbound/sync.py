@@ -23,7 +23,7 @@ from typing import Any
 from curator.clock import Clock, SystemClock, iso_utc
 from curator.outbound.digest import Digest, build_digest
 from curator.outbound.locations import locate
-from curator.outbound.places import PLACES, Place, PlaceRefused
+from curator.outbound.places import NOT_WRITTEN, PLACES, Place, PlaceRefused
 from curator.vault.atomic import append_lines, atomic_write_text
 from curator.vault.paths import VaultPaths
 from curator.vault.settings import OPTIONS, Settings
@@ -115,6 +115,20 @@ class ClientMemory:
         root = self.paths.root
         candidates = [root / rel for rel in self.approved(self.user_id)]
         return build_digest(self.paths, self.user_id, candidates, int(self.settings()["send.max_chars"]))
+
+    def overview(self) -> list[dict[str, Any]]:
+        """Every client: its switch, its folder on this machine (None: not found), what is written
+        there, the last problem; then the clients the curator does not write, and why."""
+        settings = self.settings()
+        rows: list[dict[str, Any]] = []
+        for key, cls in PLACES.items():
+            place = self.place(key)
+            rows.append({"client": key, "name": cls.name, "on": bool(settings[setting_key(key)]),
+                         "folder": str(place.root) if place else None, "what": cls.summary,
+                         "problem": self.problems.get(key, ""), "writable": True})
+        rows += [{"client": key, "name": name, "on": False, "folder": None, "what": "Not written: " + why,
+                  "problem": "", "writable": False} for key, (name, why) in NOT_WRITTEN.items()]
+        return rows
 
     def enabled(self) -> list[str]:
         settings = self.settings()

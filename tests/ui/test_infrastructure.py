@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QSpinBox
 
 from curator.events import EventBus
 from curator.vault.settings import OPTIONS, Settings
-from ui.dialogs.settings_dialog import GROUP_TITLES, SOURCES_TITLE, SettingsDialog
+from ui.dialogs.settings_dialog import GROUP_TITLES, SEND_GROUP, SOURCES_TITLE, SettingsDialog
 from ui.dialogs.setup_widgets import ModelPicker
 from ui.infra.bridge import EventRelay, MainThreadPoster
 from ui.infra.resources import accents, app_icon, icon, stylesheet
@@ -119,12 +119,15 @@ def test_settings_dialog_is_generated_from_options(qtbot) -> None:
     settings = Settings()
     dialog = SettingsDialog(settings)
     qtbot.addWidget(dialog)
-    assert set(dialog.editors) == {o.key for o in OPTIONS}
-    groups = {o.group for o in OPTIONS}
+    # The send switches act at once after their diff (Settings > Sources), not with OK.
+    switches = {o.key for o in OPTIONS if o.group == SEND_GROUP and o.type is bool}
+    assert switches and set(dialog.editors) == {o.key for o in OPTIONS} - switches
+    groups = {o.group for o in OPTIONS} - {SEND_GROUP}
     titles = [dialog.tabs.tabText(i) for i in range(dialog.tabs.count())]
-    assert titles == [SOURCES_TITLE] + [GROUP_TITLES.get(g, g.title()) for g in dict.fromkeys(o.group for o in OPTIONS)]
+    assert titles == [SOURCES_TITLE] + [GROUP_TITLES.get(g, g.title()) for g in dict.fromkeys(o.group for o in OPTIONS)
+                                        if g != SEND_GROUP]
     assert len(titles) == len(groups) + 1
-    for option in OPTIONS:
+    for option in (o for o in OPTIONS if o.key not in switches):
         editor = dialog.editors[option.key]
         assert option.help in editor.toolTip()
         if option.type is bool:

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
+    QGroupBox,
     QLabel,
     QLineEdit,
     QScrollArea,
@@ -34,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from curator.llm.discovery import DiscoveredModel
 from curator.vault.settings import OPTIONS, Option, Settings
+from ui.dialogs.client_send import ClientSendBackend, ClientSendEditor
 from ui.dialogs.setup_widgets import ModelPicker, PendingSources, SourceBackend, SourcesEditor
 from ui.infra.interaction import Interaction
 from ui.infra.workers import OpRunner
@@ -48,6 +50,7 @@ GROUP_TITLES = {
     "general": "General",
 }
 _BIG = 1_000_000_000
+SEND_GROUP = "sources"  # options shown in the Sources tab, under the clients memory is sent to
 
 
 def _label(option: Option) -> str:
@@ -116,10 +119,11 @@ class SettingsDialog(QDialog):
 
     def __init__(self, settings: Settings, parent: QWidget | None = None, *, runner: OpRunner | None = None,
                  interaction: Interaction | None = None, sources: SourceBackend | None = None,
-                 discover: Callable[[], Sequence[DiscoveredModel]] | None = None) -> None:
+                 discover: Callable[[], Sequence[DiscoveredModel]] | None = None,
+                 send: ClientSendBackend | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Settings")
-        self.resize(760, 560)
+        self.resize(820, 720)
         self._settings = settings
         self.editors: dict[str, QWidget] = {}
         self.tabs = QTabWidget()
@@ -134,13 +138,40 @@ class SettingsDialog(QDialog):
                        " once; removing one keeps its conversations and memories in the vault.")
         intro.setWordWrap(True)
         intro.setProperty("role", "meta")
-        sources_layout.addWidget(intro)
-        sources_layout.addWidget(self.sources_editor, 1)
+        read_box = QGroupBox("Chats read")
+        read_layout = QVBoxLayout(read_box)
+        read_layout.addWidget(intro)
+        read_layout.addWidget(self.sources_editor, 1)
+        sources_layout.addWidget(read_box, 3)
+
+        self.send_editor = ClientSendEditor(runner, interaction, send)
+        send_box = QGroupBox("Memory sent to your chat clients")
+        send_layout = QVBoxLayout(send_box)
+        send_intro = QLabel("Tick a client to keep its own memory place in step with what you approve: core memory "
+                            "first, then your approved memories by quality. The curator writes only a file of its "
+                            "own there, shows the change first, and can undo it. All off until you turn one on.")
+        send_intro.setWordWrap(True)
+        send_intro.setProperty("role", "meta")
+        send_layout.addWidget(send_intro)
+        send_layout.addWidget(self.send_editor, 1)
+        send_form = QFormLayout()
+        send_layout.addLayout(send_form)
+        sources_layout.addWidget(send_box, 4)
         self.tabs.addTab(sources_page, SOURCES_TITLE)
 
         self.model_picker = ModelPicker(runner, interaction, discover, str(settings[MODEL_PICKER_KEY]))
         groups: dict[str, list[Option]] = {}
         for option in OPTIONS:
+            if option.group == SEND_GROUP:
+                # The switches act at once, after the diff (ClientSendEditor); the sizes and folders
+                # are options like any other, applied with OK.
+                if option.type is not bool:
+                    editor = editor_for(option, settings[option.key])
+                    editor.setToolTip(f"{option.help}\n\nkey: {option.key} · default: {option.default!r}")
+                    editor.setObjectName(option.key)
+                    self.editors[option.key] = editor
+                    send_form.addRow(QLabel(_label(option)), editor)
+                continue
             groups.setdefault(option.group, []).append(option)
         for group, options in groups.items():
             page = QWidget()
@@ -190,7 +221,7 @@ class SettingsDialog(QDialog):
     # ---- Controllers
 
     def _on_restore_clicked(self) -> None:
-        for option in OPTIONS:
+        for option in (o for o in OPTIONS if o.key in self.editors):
             old = self.editors[option.key]
             if isinstance(old, ModelPicker):
                 old.set_value(str(option.default))

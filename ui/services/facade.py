@@ -24,6 +24,7 @@ from curator.engine import Engine, SourceStatus
 from curator.index.search import SearchHit
 from curator.llm.discovery import DiscoveredModel, discover_for_settings
 from curator.llm.runtime import ModelRuntime
+from curator.outbound.sync import Plan, setting_key
 from curator.reflection.summaries import SummaryRecord
 from curator.review.actions import ActionResult, ReviewItem
 from curator.sources.discovery import SourceDetails
@@ -533,3 +534,33 @@ class SourcesService:
     def details(self) -> dict[str, SourceDetails]:
         """Client, version and health of each source, by id (worker thread)."""
         return dict(self._engine.source_details())
+
+
+class ClientSendService:
+    """The engine's client memory for Settings > Sources (``ui.dialogs.client_send.ClientSendBackend``).
+
+    Every method runs on the worker thread; ``switch`` and ``apply`` write a plan the person
+    saw as a diff and said yes to, and return the clients as they are now.
+    """
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    def rows(self) -> list[dict[str, Any]]:
+        return self._engine.client_memory.overview()
+
+    def plan(self, key: str, take_back: bool) -> Plan:
+        return self._engine.client_memory.plan(key, take_back=take_back)
+
+    def switch(self, key: str, on: bool, plan: Plan) -> list[dict[str, Any]]:
+        if plan.changes:
+            self._engine.client_memory.apply(plan)
+        self._engine.update_settings({setting_key(key): on})
+        return self.rows()
+
+    def undo_plan(self, key: str) -> Plan:
+        return self._engine.client_memory.undo_last(key)
+
+    def apply(self, plan: Plan) -> list[dict[str, Any]]:
+        self._engine.client_memory.apply(plan)
+        return self.rows()
