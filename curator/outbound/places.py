@@ -101,8 +101,8 @@ class ClaudeCodePlace(Place):
 
     key = "claude-code"
     name = "Claude Code"
-    summary = ("writes memory-curator.md beside ~/.claude/CLAUDE.md and adds one line importing it "
-               "(@~/.claude/memory-curator.md); your own text in CLAUDE.md stays as it is")
+    summary = ("Writes memory-curator.md beside CLAUDE.md and one line in CLAUDE.md importing it; "
+               "your own text there stays as it is.")
     HEADER = "<!-- Written by Memory Curator from the memories you approved; edits here are replaced. -->"
 
     @property
@@ -178,9 +178,8 @@ class SillyTavernPlace(Place):
 
     key = "sillytavern"
     name = "SillyTavern"
-    summary = ("writes the lorebook 'Memory Curator' (worlds/Memory Curator.json): core memory always in the "
-               "prompt, each memory when its keywords come up. Select it once under World Info > Active "
-               "World(s) for all chats, or link it to a character")
+    summary = ("Writes the lorebook 'Memory Curator': core memory always in the prompt, each memory when "
+               "its keywords come up. Select it once under World Info (all chats) or for a character.")
 
     @property
     def lorebook(self) -> Path:
@@ -223,8 +222,8 @@ class LMStudioPlace(Place):
 
     key = "lmstudio"
     name = "LM Studio"
-    summary = ("writes the preset 'Memory Curator' (config-presets/Memory Curator.preset.json) whose system "
-               "prompt is your memory; choose it in the chat's preset menu")
+    summary = ("Writes the preset 'Memory Curator', whose system prompt is your memory; choose it in a "
+               "chat's preset menu.")
     IDENTIFIER = "@local:memory-curator"
 
     @property
@@ -255,8 +254,8 @@ class JanPlace(Place):
 
     key = "jan"
     name = "Jan"
-    summary = ("writes the assistant 'Memory Curator' (assistants/memory-curator/assistant.json) whose "
-               "instructions are your memory; pick it for a chat (Jan reads assistants when it starts)")
+    summary = ("Writes the assistant 'Memory Curator', whose instructions are your memory; pick it for a "
+               "chat (Jan reads assistants when it starts).")
 
     @property
     def assistant(self) -> Path:

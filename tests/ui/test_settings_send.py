@@ -71,7 +71,7 @@ def test_tick_shows_the_diff_asks_and_writes_only_after_yes(qtbot, window: MainW
     dialog = _dialog(qtbot, window)
     editor = dialog.send_editor
     claude = _item(dialog, "Claude Code")
-    assert claude.checkState() == Qt.CheckState.Unchecked and str(home / ".claude") in claude.text()
+    assert claude.checkState() == Qt.CheckState.Unchecked and claude.text() == "Claude Code — ~/.claude"
     kobold = _item(dialog, "KoboldCpp")
     assert not kobold.flags() & Qt.ItemFlag.ItemIsUserCheckable  # said why, never a switch
 
@@ -79,7 +79,7 @@ def test_tick_shows_the_diff_asks_and_writes_only_after_yes(qtbot, window: MainW
     claude.setCheckState(Qt.CheckState.Checked)
     qtbot.waitUntil(lambda: editor.message.text() == "Nothing was written.", timeout=WAIT)
     qtbot.waitUntil(lambda: _item(dialog, "Claude Code").checkState() == Qt.CheckState.Unchecked, timeout=WAIT)
-    assert "+@~/.claude/memory-curator.md" in editor.diff.toPlainText()
+    assert "+@~/.claude/memory-curator.md" in editor.diff.toPlainText() == interaction.diffs[-1]
     assert not (home / ".claude" / "memory-curator.md").exists() and not engine.settings["send.claude_code"]
 
     with qtbot.waitSignal(editor.changed, timeout=WAIT):
@@ -87,7 +87,7 @@ def test_tick_shows_the_diff_asks_and_writes_only_after_yes(qtbot, window: MainW
     assert engine.settings["send.claude_code"] is True
     assert "red kayak" in (home / ".claude" / "memory-curator.md").read_text("utf-8")
     assert (home / ".claude" / "CLAUDE.md").read_text("utf-8").startswith(PERSONS)
-    asked = [text for kind, text in interaction.asked if kind == "confirm"]
+    asked = [text for kind, text in interaction.asked if kind == "confirm_change"]
     assert len(asked) == 2 and "keep it in step" in asked[-1]
 
     with qtbot.waitSignal(editor.changed, timeout=WAIT):

@@ -9,6 +9,8 @@ undo runs on the worker thread (``ClientSendBackend``); this widget only shows a
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any, Protocol
 
 from PySide6.QtCore import Qt, Signal
@@ -78,16 +80,25 @@ class ClientSendEditor(QWidget):
         self.message.setObjectName("send_message")
         self.message.setWordWrap(True)
 
+        # The clients on the left, the chosen one's place and diff on the right: both stay in
+        # view on a short screen.
+        self.list.setMinimumWidth(260)
+        self.list.setMinimumHeight(150)
+        self.diff.setMinimumHeight(60)
         buttons = QHBoxLayout()
         buttons.addWidget(self.preview_button)
         buttons.addWidget(self.undo_button)
         buttons.addStretch(1)
+        right = QVBoxLayout()
+        right.addWidget(self.detail)
+        right.addWidget(self.diff, 1)
+        right.addLayout(buttons)
+        row = QHBoxLayout()
+        row.addWidget(self.list, 2)
+        row.addLayout(right, 3)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.list)
-        layout.addWidget(self.detail)
-        layout.addWidget(self.diff, 1)
-        layout.addLayout(buttons)
+        layout.addLayout(row, 1)
         layout.addWidget(self.message)
 
         usable = runner is not None and backend is not None
@@ -118,8 +129,12 @@ class ClientSendEditor(QWidget):
         self._updating = True
         self.list.clear()
         self._rows = {row["client"]: row for row in rows}
+        home = str(Path.home())
         for row in rows:
-            state = row["folder"] or "not found on this machine"
+            folder = row["folder"]
+            if folder and (folder == home or folder.startswith(home + os.sep)):
+                folder = "~" + folder[len(home):]
+            state = folder or ("not found on this machine" if row.get("writable", True) else "not written")
             item = QListWidgetItem(f"{row['name']} — {state}")
             item.setData(KEY_ROLE, row["client"])
             if row.get("writable", True):
@@ -178,11 +193,12 @@ class ClientSendEditor(QWidget):
             self._say(f"{name}: {plan.problem}", error=True)
             self.reload()
             return
-        question = (f"Write the change shown below to {name}, and keep it in step with what you approve from now on?"
-                    if on else f"Take back what Memory Curator wrote to {name}, as shown below?")
+        question = (f"Write this change to {name}, and keep it in step with what you approve from now on?"
+                    if on else f"Take back what Memory Curator wrote to {name}, as shown?")
         if plan.left_out and on:
             question += f"\n{plan.left_out} approved memories do not fit the size set below and are left out."
-        if self._interaction is None or not self._interaction.confirm(f"Send memory to {name}", question):
+        if self._interaction is None or not self._interaction.confirm_change(f"Send memory to {name}", question,
+                                                                             plan.diff()):
             self._say("Nothing was written.")
             self.reload()
             return
@@ -226,9 +242,9 @@ class ClientSendEditor(QWidget):
             self._say(plan.problem, error=True)
             return
         self.diff.setPlainText(plan.diff())
-        if self._interaction is None or not self._interaction.confirm(
-                f"Undo the last write to {plan.name}", "Put the files back as shown below? If its switch is on, "
-                "the next change you approve writes it again; turn the switch off to keep it this way."):
+        if self._interaction is None or not self._interaction.confirm_change(
+                f"Undo the last write to {plan.name}", "Put the files back as shown? If its switch is on, the next "
+                "change you approve writes it again; turn the switch off to keep it this way.", plan.diff()):
             self._say("Nothing was written.")
             return
         backend = self._backend

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
+    QGridLayout,
     QGroupBox,
     QLabel,
     QLineEdit,
@@ -142,7 +143,8 @@ class SettingsDialog(QDialog):
         read_layout = QVBoxLayout(read_box)
         read_layout.addWidget(intro)
         read_layout.addWidget(self.sources_editor, 1)
-        sources_layout.addWidget(read_box, 3)
+        self.sources_editor.view.setMinimumHeight(70)
+        sources_layout.addWidget(read_box, 1)
 
         self.send_editor = ClientSendEditor(runner, interaction, send)
         send_box = QGroupBox("Memory sent to your chat clients")
@@ -154,13 +156,14 @@ class SettingsDialog(QDialog):
         send_intro.setProperty("role", "meta")
         send_layout.addWidget(send_intro)
         send_layout.addWidget(self.send_editor, 1)
-        send_form = QFormLayout()
+        send_form = QGridLayout()  # two columns: the sizes and folders fit under the clients
         send_layout.addLayout(send_form)
-        sources_layout.addWidget(send_box, 4)
+        sources_layout.addWidget(send_box, 2)
         self.tabs.addTab(sources_page, SOURCES_TITLE)
 
         self.model_picker = ModelPicker(runner, interaction, discover, str(settings[MODEL_PICKER_KEY]))
         groups: dict[str, list[Option]] = {}
+        send_cells = 0
         for option in OPTIONS:
             if option.group == SEND_GROUP:
                 # The switches act at once, after the diff (ClientSendEditor); the sizes and folders
@@ -170,7 +173,11 @@ class SettingsDialog(QDialog):
                     editor.setToolTip(f"{option.help}\n\nkey: {option.key} · default: {option.default!r}")
                     editor.setObjectName(option.key)
                     self.editors[option.key] = editor
-                    send_form.addRow(QLabel(_label(option)), editor)
+                    label = QLabel(_label(option))
+                    label.setToolTip(option.help)
+                    send_form.addWidget(label, send_cells // 2, (send_cells % 2) * 2)
+                    send_form.addWidget(editor, send_cells // 2, (send_cells % 2) * 2 + 1)
+                    send_cells += 1
                 continue
             groups.setdefault(option.group, []).append(option)
         for group, options in groups.items():

@@ -9,12 +9,17 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Protocol
 
+from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
     QFileDialog,
     QInputDialog,
+    QLabel,
     QLineEdit,
     QMessageBox,
     QPlainTextEdit,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -23,6 +28,8 @@ class Interaction(Protocol):
     """What a pane may ask. All methods run on the GUI thread."""
 
     def confirm(self, title: str, text: str) -> bool: ...
+
+    def confirm_change(self, title: str, text: str, diff: str) -> bool: ...
 
     def ask_text(self, title: str, label: str, text: str = "", multiline: bool = False) -> str | None: ...
 
@@ -44,6 +51,26 @@ class DialogInteraction:
     def confirm(self, title: str, text: str) -> bool:
         answer = QMessageBox.question(self._parent, title, text)
         return answer == QMessageBox.StandardButton.Yes
+
+    def confirm_change(self, title: str, text: str, diff: str) -> bool:
+        """Yes or no to a change of a file, with the whole diff in view (wide, monospace, scrollable)."""
+        dialog = QDialog(self._parent)
+        dialog.setWindowTitle(title)
+        question = QLabel(text)
+        question.setWordWrap(True)
+        view = QPlainTextEdit(diff)
+        view.setReadOnly(True)
+        view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Yes | QDialogButtonBox.StandardButton.No)
+        buttons.accepted.connect(dialog.accept)
+        buttons.rejected.connect(dialog.reject)
+        layout = QVBoxLayout(dialog)
+        layout.addWidget(question)
+        layout.addWidget(view, 1)
+        layout.addWidget(buttons)
+        dialog.resize(760, 520)
+        return dialog.exec() == QDialog.DialogCode.Accepted
 
     def ask_text(self, title: str, label: str, text: str = "", multiline: bool = False) -> str | None:
         if multiline:  # a memory to edit: wide, wrapped, all of it in view
@@ -88,12 +115,18 @@ class ScriptedInteraction:
     def __init__(self, *answers: Any) -> None:
         self.answers: deque[Any] = deque(answers)
         self.asked: list[tuple[str, str]] = []
+        self.diffs: list[str] = []  # every diff shown by confirm_change
 
     def _next(self, default: Any) -> Any:
         return self.answers.popleft() if self.answers else default
 
     def confirm(self, title: str, text: str) -> bool:
         self.asked.append(("confirm", text))
+        return bool(self._next(True))
+
+    def confirm_change(self, title: str, text: str, diff: str) -> bool:
+        self.asked.append(("confirm_change", text))
+        self.diffs.append(diff)
         return bool(self._next(True))
 
     def ask_text(self, title: str, label: str, text: str = "", multiline: bool = False) -> str | None:
