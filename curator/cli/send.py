@@ -21,7 +21,9 @@ from curator.cli.main import CliError, emit
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     p = subparsers.add_parser("send", parents=[common],
                               help="send approved memory into a chat client's own memory place (off by default)")
-    p.add_argument("client", nargs="?", help="claude-code, sillytavern, lmstudio or jan (none: list them)")
+    p.add_argument("client", nargs="?", help="claude-code, sillytavern, lmstudio, jan or openwebui (none: list them)")
+    p.add_argument("--api-key-from", metavar="FILE", default=None,
+                   help="openwebui: read its API key from FILE ('-': standard input) and keep it in the vault")
     action = p.add_mutually_exclusive_group()
     action.add_argument("--on", action="store_true", help="turn the client's switch on and write (needs --yes)")
     action.add_argument("--off", action="store_true", help="turn it off and take back what was written (needs --yes)")
@@ -31,8 +33,11 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
 
 
 def cmd_send(args: argparse.Namespace) -> int:
-    from curator.outbound.places import NOT_WRITTEN, PLACES
-    from curator.outbound.sync import OutboundError, setting_key
+    import sys
+    from pathlib import Path
+
+    from curator.outbound.places import NOT_WRITTEN
+    from curator.outbound.sync import NAMES, OutboundError, setting_key
 
     with writer(args, triggers=False) as engine:
         memory = engine.client_memory
@@ -43,10 +48,17 @@ def cmd_send(args: argparse.Namespace) -> int:
                 f"{r['folder'] or ('(not found)' if r['writable'] else '')}\n    {r['what']}" for r in rows))
             return 0
         key = args.client.lower()
-        if key not in PLACES:
+        if args.api_key_from:
+            if key != "openwebui":
+                raise CliError("--api-key-from is for openwebui")
+            text = sys.stdin.read() if args.api_key_from == "-" else Path(args.api_key_from).read_text("utf-8")
+            if not text.strip():
+                raise CliError("no API key in what was given")
+            memory.set_api_key(text)
+        if key not in NAMES:
             if key in NOT_WRITTEN:
                 raise CliError(NOT_WRITTEN[key][1] + ".")
-            raise CliError(f"unknown client {args.client!r}; one of: {', '.join(PLACES)}")
+            raise CliError(f"unknown client {args.client!r}; one of: {', '.join(NAMES)}")
         if args.undo:
             plan = memory.undo_last(key)
         else:

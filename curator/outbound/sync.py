@@ -14,6 +14,8 @@ from __future__ import annotations
 import difflib
 import json
 import logging
+import os
+import stat
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,8 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from curator.clock import Clock, SystemClock, iso_utc
+from curator.outbound import openwebui
 from curator.outbound.digest import Digest, build_digest
 from curator.outbound.locations import locate
+from curator.outbound.openwebui import OpenWebUIMemories, RecordOp, RemoteRefused
 from curator.outbound.places import NOT_WRITTEN, PLACES, Place, PlaceRefused
 from curator.vault.atomic import append_lines, atomic_write_text
 from curator.vault.paths import VaultPaths
@@ -30,6 +34,8 @@ from curator.vault.settings import OPTIONS, Settings
 
 log = logging.getLogger(__name__)
 HISTORY_KEEP = 200  # writes remembered for undo, over all clients
+API_KEY_ENV = "OPENWEBUI_API_KEY"
+NAMES: dict[str, str] = {**{key: cls.name for key, cls in PLACES.items()}, openwebui.KEY: openwebui.NAME}
 
 
 def setting_key(place_key: str) -> str:
@@ -65,16 +71,20 @@ class Plan:
     key: str
     name: str
     changes: list[Change] = field(default_factory=list)
+    ops: list[RecordOp] = field(default_factory=list)  # records of a client kept over its API
     problem: str = ""  # why the client cannot be written (not found, not the curator's file ...)
     memories: int = 0
     left_out: int = 0
 
     @property
     def nothing_to_do(self) -> bool:
-        return not self.changes
+        return not self.changes and not self.ops
 
     def diff(self) -> str:
-        return "\n".join(change.diff() for change in self.changes)
+        parts = [change.diff() for change in self.changes]
+        if self.ops:
+            parts.append(f"{self.name} memories:\n" + "\n".join(op.line() for op in self.ops) + "\n")
+        return "\n".join(parts)
 
 
 class ClientMemory:
@@ -111,6 +121,28 @@ class ClientMemory:
                         home=self.home, env=self.env)
         return PLACES[key](folder) if folder is not None else None
 
+    @property
+    def api_key_file(self) -> Path:
+        return self.paths.root / ".secrets" / "openwebui-api-key"
+
+    def set_api_key(self, key: str) -> None:
+        """Keep Open WebUI's API key in the vault, readable by this account only (never in curator.yaml)."""
+        self.api_key_file.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(self.api_key_file, key.strip() + "\n")  # written private (0600)
+
+    def remote(self) -> OpenWebUIMemories | None:
+        """Open WebUI's memories, or None without an API key."""
+        key = (self.env or os.environ).get(API_KEY_ENV, "")
+        if not key:
+            try:
+                key = self.api_key_file.read_text("utf-8").strip()
+            except OSError:
+                key = ""
+        if not key:
+            return None
+        return OpenWebUIMemories(str(self.settings()["send.openwebui_url"]), key,
+                                 self.paths.user(self.user_id).meta / "openwebui-records.json")
+
     def digest(self) -> Digest:
         root = self.paths.root
         candidates = [root / rel for rel in self.approved(self.user_id)]
@@ -126,18 +158,25 @@ class ClientMemory:
             rows.append({"client": key, "name": cls.name, "on": bool(settings[setting_key(key)]),
                          "folder": str(place.root) if place else None, "what": cls.summary,
                          "problem": self.problems.get(key, ""), "writable": True})
+        remote = self.remote()
+        rows.append({"client": openwebui.KEY, "name": openwebui.NAME, "on": bool(settings["send.openwebui"]),
+                     "folder": str(settings["send.openwebui_url"]) if remote else None,
+                     "what": openwebui.SUMMARY + ("" if remote else " No API key yet."),
+                     "problem": self.problems.get(openwebui.KEY, ""), "writable": True, "needs_key": remote is None})
         rows += [{"client": key, "name": name, "on": False, "folder": None, "what": "Not written: " + why,
                   "problem": "", "writable": False} for key, (name, why) in NOT_WRITTEN.items()]
         return rows
 
     def enabled(self) -> list[str]:
         settings = self.settings()
-        return [key for key in PLACES if settings[setting_key(key)]]
+        return [key for key in NAMES if settings[setting_key(key)]]
 
     # ---- plan, apply, undo
 
     def plan(self, key: str, *, take_back: bool = False, digest: Digest | None = None) -> Plan:
         """What bringing ``key`` in step would change now (``take_back``: removing what the curator wrote)."""
+        if key == openwebui.KEY:
+            return self._remote_plan(take_back, digest)
         cls = PLACES[key]
         plan = Plan(key, cls.name)
         place = self.place(key)
@@ -157,6 +196,22 @@ class ClientMemory:
         plan.changes = [Change(path, current[path], text) for path, text in wanted.items() if text != current[path]]
         return plan
 
+    def _remote_plan(self, take_back: bool, digest: Digest | None) -> Plan:
+        plan = Plan(openwebui.KEY, openwebui.NAME)
+        remote = self.remote()
+        if remote is None:
+            plan.problem = (f"{openwebui.NAME} needs your API key (Settings > Account > API keys in Open WebUI); "
+                            f"give it in Settings > Sources, or set {API_KEY_ENV}")
+            return plan
+        digest = None if take_back else (digest or self.digest())
+        if digest is not None:
+            plan.memories, plan.left_out = len(digest.lines()), digest.left_out
+        try:
+            plan.ops = remote.plan(digest)
+        except RemoteRefused as exc:
+            plan.problem = str(exc)
+        return plan
+
     def apply(self, plan: Plan) -> None:
         """Write a plan, if every file is still what it was computed from.
 
@@ -165,6 +220,9 @@ class ClientMemory:
         """
         if plan.problem:
             raise OutboundError(plan.problem)
+        if plan.ops:
+            self._apply_remote(plan)
+            return
         with self._lock:
             for change in plan.changes:
                 if _read(change.path) != change.before:
@@ -183,12 +241,30 @@ class ClientMemory:
                 raise OutboundError(f"{plan.name}: {exc}") from None
             self._remember(plan)
 
+    def _apply_remote(self, plan: Plan) -> None:
+        remote = self.remote()
+        if remote is None:
+            raise OutboundError(f"{plan.name}: no API key")
+        with self._lock:
+            done: list[RecordOp] = []
+            try:
+                done = remote.apply(plan.ops)
+            except RemoteRefused as exc:
+                raise OutboundError(str(exc)) from None
+            finally:
+                if done:
+                    self._record({"client": plan.key, "records": [
+                        {"op": op.op, "id": op.record_id, "content": op.content} for op in done]})
+
     def undo_last(self, key: str) -> Plan:
         """A plan putting back the files of ``key``'s last write (apply it to undo)."""
         last = next((entry for entry in reversed(self.history()) if entry.get("client") == key), None)
-        plan = Plan(key, PLACES[key].name)
+        plan = Plan(key, NAMES[key])
         if last is None:
             plan.problem = f"nothing was written to {plan.name} yet"
+            return plan
+        if "records" in last:
+            plan.ops = openwebui.inverse(last["records"])
             return plan
         for item in last.get("files", []):
             path = Path(item["path"])
@@ -217,8 +293,11 @@ class ClientMemory:
         return entries
 
     def _remember(self, plan: Plan) -> None:
-        entry = {"at": iso_utc(self.clock.now()), "client": plan.key,
-                 "files": [{"path": str(c.path), "before": c.before, "after": c.after} for c in plan.changes]}
+        self._record({"client": plan.key, "files": [{"path": str(c.path), "before": c.before, "after": c.after}
+                                                    for c in plan.changes]})
+
+    def _record(self, entry: dict[str, Any]) -> None:
+        entry = {"at": iso_utc(self.clock.now()), **entry}
         self.history_file.parent.mkdir(parents=True, exist_ok=True)
         append_lines(self.history_file, [json.dumps(entry, ensure_ascii=False)])
         entries = self.history()
@@ -291,7 +370,24 @@ def _write(path: Path, text: str | None) -> None:
         path.unlink(missing_ok=True)
         return
     path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        mode = 0o666 & ~_umask()
     atomic_write_text(path, text)
+    # An atomic write makes a private file; a client's file keeps the permissions it had.
+    os.chmod(path, mode)
+
+
+def _umask() -> int:
+    """This process's umask, read without setting it (os.umask would change it for every thread)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0o022
 
 
 class Refresher:

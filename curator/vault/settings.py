@@ -413,6 +413,10 @@ OPTIONS: tuple[Option, ...] = (
                  f"{name}'s folder, if not where it usually is (empty: found automatically).", group="sources"),
         )
     ),
+    _opt("send.openwebui", bool, False,
+         "Keep Open WebUI's memories in step with what you approved: one memory per line, marked [Memory Curator], "
+         "through its API with your API key. The first write is shown before anything is sent.", group="sources"),
+    _opt("send.openwebui_url", str, "http://localhost:8080", "Where Open WebUI runs.", group="sources"),
     _opt(
         "send.max_chars",
         int,

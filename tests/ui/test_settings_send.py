@@ -99,3 +99,19 @@ def test_tick_shows_the_diff_asks_and_writes_only_after_yes(qtbot, window: MainW
         _item(dialog, "Claude Code").setCheckState(Qt.CheckState.Unchecked)
     assert engine.settings["send.claude_code"] is False
     assert (home / ".claude" / "CLAUDE.md").read_text("utf-8") == PERSONS
+
+
+def test_open_webui_asks_for_its_key_before_anything(qtbot, window: MainWindow, engine: Engine) -> None:
+    interaction = window.interaction
+    assert isinstance(interaction, ScriptedInteraction)
+    engine.client_memory.env = {}
+    dialog = _dialog(qtbot, window)
+    editor = dialog.send_editor
+    item = _item(dialog, "Open WebUI")
+    editor.list.setCurrentItem(item)
+    assert editor.key_button.isVisibleTo(dialog) and "No API key yet" in editor.detail.text()
+    interaction.answers.append("sk-typed")
+    with qtbot.waitSignal(editor.changed, timeout=WAIT):
+        qtbot.mouseClick(editor.key_button, Qt.MouseButton.LeftButton)
+    assert engine.client_memory.api_key_file.read_text("utf-8").strip() == "sk-typed"
+    assert ("ask_secret", "Open WebUI's API key (Settings > Account > API keys):") in interaction.asked

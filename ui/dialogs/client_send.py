@@ -45,6 +45,8 @@ class ClientSendBackend(Protocol):
 
     def apply(self, plan: Any) -> list[dict[str, Any]]: ...
 
+    def set_api_key(self, key: str, value: str) -> list[dict[str, Any]]: ...
+
 
 class ClientSendEditor(QWidget):
     """One row per client: its switch, where its memory place is, the diff, undo."""
@@ -76,6 +78,11 @@ class ClientSendEditor(QWidget):
         self.preview_button.setObjectName("send_preview")
         self.undo_button = QPushButton("Undo last write")
         self.undo_button.setObjectName("send_undo")
+        self.key_button = QPushButton("API key…")
+        self.key_button.setObjectName("send_api_key")
+        self.key_button.setToolTip("Open WebUI: Settings > Account > API keys. Kept in the vault, readable by "
+                                   "you only.")
+        self.key_button.setVisible(False)
         self.message = QLabel("")
         self.message.setObjectName("send_message")
         self.message.setWordWrap(True)
@@ -88,6 +95,7 @@ class ClientSendEditor(QWidget):
         buttons = QHBoxLayout()
         buttons.addWidget(self.preview_button)
         buttons.addWidget(self.undo_button)
+        buttons.addWidget(self.key_button)
         buttons.addStretch(1)
         right = QVBoxLayout()
         right.addWidget(self.detail)
@@ -108,6 +116,7 @@ class ClientSendEditor(QWidget):
         self.list.currentItemChanged.connect(self._on_list_current_item_changed)
         self.preview_button.clicked.connect(self._on_preview_button_clicked)
         self.undo_button.clicked.connect(self._on_undo_button_clicked)
+        self.key_button.clicked.connect(self._on_key_button_clicked)
         if usable:
             self.reload()
 
@@ -172,6 +181,7 @@ class ClientSendEditor(QWidget):
         self.detail.setText(text)
         self.undo_button.setEnabled(bool(row.get("writable", True)) and self._backend is not None)
         self.preview_button.setEnabled(bool(row.get("writable", True)) and self._backend is not None)
+        self.key_button.setVisible("needs_key" in row)
         if key != self._detail_key:  # a list reloaded after a write keeps the diff just shown
             self.diff.clear()
             self._detail_key = key
@@ -229,6 +239,18 @@ class ClientSendEditor(QWidget):
         self.diff.setPlainText(plan.diff() or f"{plan.name} is in step: nothing to write.")
         self._say(f"{plan.memories} lines of memory" + (f"; {plan.left_out} approved memories do not fit the size"
                                                           if plan.left_out else "") + ". Nothing was written.")
+
+    def _on_key_button_clicked(self) -> None:
+        key = self.current_key()
+        if key is None or self._runner is None or self._backend is None or self._interaction is None:
+            return
+        name = self._rows.get(key, {}).get("name", key)
+        value = self._interaction.ask_secret(f"{name} API key", f"{name}'s API key (Settings > Account > API keys):")
+        if not value or not value.strip():
+            return
+        backend = self._backend
+        self._runner.submit(f"key {key}", lambda: backend.set_api_key(key, value),
+                            lambda rows: self._done(rows, f"{name}: API key kept."), self._on_failed)
 
     def _on_undo_button_clicked(self) -> None:
         key = self.current_key()

@@ -31,6 +31,8 @@ class Interaction(Protocol):
 
     def confirm_change(self, title: str, text: str, diff: str) -> bool: ...
 
+    def ask_secret(self, title: str, label: str) -> str | None: ...
+
     def ask_text(self, title: str, label: str, text: str = "", multiline: bool = False) -> str | None: ...
 
     def choose(self, title: str, label: str, options: list[str]) -> str | None: ...
@@ -51,6 +53,11 @@ class DialogInteraction:
     def confirm(self, title: str, text: str) -> bool:
         answer = QMessageBox.question(self._parent, title, text)
         return answer == QMessageBox.StandardButton.Yes
+
+    def ask_secret(self, title: str, label: str) -> str | None:
+        """A key or password, typed without being shown."""
+        text, ok = QInputDialog.getText(self._parent, title, label, QLineEdit.EchoMode.Password)
+        return text if ok else None
 
     def confirm_change(self, title: str, text: str, diff: str) -> bool:
         """Yes or no to a change of a file, with the whole diff in view (wide, monospace, scrollable)."""
@@ -123,6 +130,11 @@ class ScriptedInteraction:
     def confirm(self, title: str, text: str) -> bool:
         self.asked.append(("confirm", text))
         return bool(self._next(True))
+
+    def ask_secret(self, title: str, label: str) -> str | None:
+        self.asked.append(("ask_secret", label))
+        answer = self._next(None)
+        return str(answer) if answer else None
 
     def confirm_change(self, title: str, text: str, diff: str) -> bool:
         self.asked.append(("confirm_change", text))

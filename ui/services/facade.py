@@ -564,3 +564,9 @@ class ClientSendService:
     def apply(self, plan: Plan) -> list[dict[str, Any]]:
         self._engine.client_memory.apply(plan)
         return self.rows()
+
+    def set_api_key(self, key: str, value: str) -> list[dict[str, Any]]:
+        if key != "openwebui":
+            raise ValueError(f"{key} takes no API key")
+        self._engine.client_memory.set_api_key(value)
+        return self.rows()

@@ -273,3 +273,12 @@ def test_an_approval_in_a_closing_engine_still_reaches_the_client(tmp_path: Path
         _stage_and_approve(engine, "The person runs the Vienna marathon in April.")
     assert "Vienna marathon" in (home / ".claude" / "memory-curator.md").read_text("utf-8")
     assert ClaudeCodePlace(home / ".claude").import_line() in (home / ".claude" / "CLAUDE.md").read_text("utf-8")
+
+
+def test_a_clients_file_keeps_its_permissions(setup: tuple[Engine, Path]) -> None:
+    engine, home = setup
+    claude_md = home / ".claude" / "CLAUDE.md"
+    claude_md.write_text(PERSONS_CLAUDE_MD, "utf-8")
+    claude_md.chmod(0o644)
+    engine.client_memory.apply(engine.client_memory.plan("claude-code"))
+    assert claude_md.stat().st_mode & 0o777 == 0o644
