@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from curator.cli.common import writer
+from curator.cli.common import reader, writer
 from curator.cli.main import CliError, emit
 
 
@@ -39,13 +39,16 @@ def cmd_send(args: argparse.Namespace) -> int:
     from curator.outbound.places import NOT_WRITTEN
     from curator.outbound.sync import NAMES, OutboundError, setting_key
 
-    with writer(args, triggers=False) as engine:
+    writing = bool(args.on or args.off or args.undo) and args.yes
+    # Listing and showing a diff read only: they work beside the open app; a write takes the vault.
+    with (writer(args, triggers=False) if writing or args.api_key_from else reader(args)) as engine:
         memory = engine.client_memory
         if not args.client:
             rows = memory.overview()
             emit(args, rows, lambda: "\n".join(
                 f"{r['client']:<12} {'on ' if r['on'] else 'off'} "
-                f"{r['folder'] or ('(not found)' if r['writable'] else '')}\n    {r['what']}" for r in rows))
+                f"{r['folder'] or ('(no API key)' if r.get('needs_key') else '(not found)' if r['writable'] else '')}"
+                f"\n    {r['what']}" for r in rows))
             return 0
         key = args.client.lower()
         if args.api_key_from:
@@ -67,8 +70,7 @@ def cmd_send(args: argparse.Namespace) -> int:
             raise CliError(plan.problem, code=1)
         data = {"client": key, "diff": plan.diff(), "files": [str(c.path) for c in plan.changes],
                 "memories": plan.memories, "left_out": plan.left_out, "written": False}
-        writing = args.on or args.off or args.undo
-        if writing and args.yes:
+        if writing:
             try:
                 if plan.changes:
                     memory.apply(plan)
@@ -78,7 +80,7 @@ def cmd_send(args: argparse.Namespace) -> int:
                 engine.update_settings({setting_key(key): bool(args.on)})
             data["written"] = True
         text = plan.diff() or f"{plan.name} is already in step: nothing to write."
-        if writing and not args.yes:
+        if (args.on or args.off or args.undo) and not args.yes:
             text += "\n(nothing written: run again with --yes to write this)"
         elif data["written"]:
             text += f"\n{plan.name}: written." + (f" {plan.left_out} approved memories did not fit the size "
