@@ -17,7 +17,7 @@ from curator.bench.locomo import load_folder
 from curator.bench.report import SuiteOutcome
 
 # Run order matters: ingest builds the scale vaults that search and footprint reuse.
-SUITES: tuple[str, ...] = ("ingest", "search", "freshness", "quality", "reflection", "footprint")
+SUITES: tuple[str, ...] = ("ingest", "search", "startup", "freshness", "quality", "reflection", "footprint")
 # Suites that take hours with a local model, and the faults soak (1,000 kill -9 cycles), run
 # only when named.
 ON_REQUEST: tuple[str, ...] = ("reflection-quality", "faults")

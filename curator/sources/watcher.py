@@ -69,10 +69,11 @@ class _Pending:
     first_seen: float
     due: float
     fingerprint: str | None = None
-    immediate: bool = False  # the first event after a quiet spell: read without waiting
+    immediate: bool = False  # a file read while it grows: read when due, with no stability check
 
 
 LAST_READ_KEPT = 10_000  # units whose last read time is remembered (for "quiet since")
+TAIL_GAP = 0.05  # seconds between two reads of a growing file that is read while it grows
 
 # inotify reports opening and closing without writing too; they never mean new content.
 _READ_ONLY_EVENTS = frozenset({"opened", "closed_no_write"})
@@ -348,11 +349,13 @@ class Watcher:
             # a quiet gap (a stability check), or at the latest after max latency.
             fingerprint = get_adapter(source.adapter).fingerprint(unit)
             pending = self._pending.get(key)
-            if pending is None and self._tail_safe(source, unit) and now - self._last_read.get(key, -1e9) >= debounce:
-                # A quiet file that is appended to (a new message): read it at once, so the turn is
-                # searchable within milliseconds; the events of the burst that follows wait for a
-                # quiet gap and are read together.
-                self._pending[key] = _Pending(source_id, unit, now, now, fingerprint, immediate=True)
+            if pending is None and self._tail_safe(source, unit):
+                # A file read while it grows (a new message appended): a quiet one is read at once,
+                # so the turn is searchable within milliseconds; while it keeps growing it is read
+                # at most every TAIL_GAP, so a burst of lines is coalesced into a few tail reads
+                # (each reads only the new bytes) instead of waiting for the burst to end.
+                due = max(now, self._last_read.get(key, -1e9) + min(debounce, TAIL_GAP))
+                self._pending[key] = _Pending(source_id, unit, now, due, fingerprint, immediate=True)
             elif pending is None:
                 self._pending[key] = _Pending(source_id, unit, now, now + debounce, fingerprint)
             elif pending.immediate:

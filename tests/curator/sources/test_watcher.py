@@ -310,3 +310,23 @@ def test_the_first_append_to_a_quiet_file_is_read_at_once(tmp_path, watching):
     with chat.open("a", encoding="utf-8") as f:
         f.write(msg("assistant", "freshnessword arrives", "m2"))
     assert wait_for(lambda: found_once(engine, "freshnessword"))
+
+
+def test_a_file_that_keeps_growing_is_read_again_without_waiting_for_quiet(tmp_path, watching):
+    """Freshness during a conversation: a line appended right after another (the file not quiet)
+    is read in the next tail read, not after the debounce (a minute here)."""
+    source = tmp_path / "chats"
+    source.mkdir()
+    chat = source / "c.jsonl"
+    chat.write_text(msg("user", "hello there", "m1"), "utf-8")
+    engine = watching(source)
+    assert wait_for(lambda: texts(engine) == ["hello there"])
+    engine.settings.set("watch.debounce_ms", 60_000)
+    engine.settings.set("watch.max_latency_ms", 120_000)
+    engine.watcher._last_read.clear()
+    with chat.open("a", encoding="utf-8") as f:
+        f.write(msg("assistant", "firstgrowing reply", "m2"))
+    assert wait_for(lambda: found_once(engine, "firstgrowing"))
+    with chat.open("a", encoding="utf-8") as f:  # the file was read a moment ago: not quiet
+        f.write(msg("user", "secondgrowing question", "m3"))
+    assert wait_for(lambda: found_once(engine, "secondgrowing"))
