@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -96,3 +97,13 @@ class BenchContext:
         if not folder.is_dir():
             write_corpus(folder, self.pool(), turns, files, seed=turns)
         return folder
+
+
+def installed_env(base: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of a start-up measured as a person meets it: Python caches the
+    project's compiled modules, as an installed app's are (a shell with
+    PYTHONDONTWRITEBYTECODE set would make every start recompile the project, a cost no
+    installation has and the bare peers never pay)."""
+    env = dict(os.environ if base is None else base)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env

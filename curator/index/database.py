@@ -25,11 +25,10 @@ from typing import Any
 
 from curator.index.db_files import remove_database, set_aside_database
 from curator.index.document_table import DocumentTable
-from curator.index.ledger_apply import apply_ledger_records
 from curator.index.rows import DocumentRow
 from curator.index.schema import BM25_WEIGHTS, EXPECTED_TURN_COLUMNS, SCHEMA, SCHEMA_VERSION
 from curator.index.turn_reads import TurnReads
-from curator.sources.adapters.base import ReadState
+from curator.sources.read_state import ReadState
 
 # Callers import these from here, where they always lived.
 __all__ = [
@@ -168,6 +167,9 @@ class Index(TurnReads, DocumentTable):
                 them before the ledger); a replay of the ledger leaves it False.
         """
         with self.write() as conn:
+            # Imported here: a reader (curator search, the MCP server) never applies ledger records.
+            from curator.index.ledger_apply import apply_ledger_records
+
             return apply_ledger_records(conn, user_id, records, read_states, checked)
 
     # ---- Read state and source health

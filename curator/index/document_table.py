@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from typing import TYPE_CHECKING
 
 from curator.clock import parse_iso
 from curator.index.connections import Connections
 from curator.index.rows import DocumentRow, doc_from_row, pack_types
 from curator.index.text import fts_text
-from curator.vault.documents import Document
+
+if TYPE_CHECKING:  # a reader's start-up skips the YAML front matter machinery
+    from curator.vault.documents import Document
 
 
 class DocumentTable(Connections):

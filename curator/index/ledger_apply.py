@@ -15,7 +15,7 @@ from typing import Any
 from curator.index.rows import EXTRA_JSON, pack_types
 from curator.index.schema import ARCHIVED
 from curator.index.text import fts_text
-from curator.sources.adapters.base import ReadState
+from curator.sources.read_state import ReadState
 from curator.sources.validation import record_problem
 
 log = logging.getLogger(__name__)

@@ -491,20 +491,29 @@ def elide(text: str, limit: int = 80) -> str:
 # (spaced), and a query's run becomes a phrase of its characters: adjacent, in order.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _CJK_RUN_RE = re.compile(f"[{_CJK}]")
-_CJK_GAP_RE = re.compile(f"(?<=[{_CJK}])(?=\\S)|(?<=\\S)(?=[{_CJK}])")
-# The index's spaces, also around the [ ] a snippet puts round a matched character.
-_SPACED_RE = re.compile(f"(?<=[{_CJK}]) (?=\\S)|(?<=\\S) (?=[{_CJK}])|(?<=[{_CJK}]\\]) (?=\\S)"
-                        f"|(?<=\\S) (?=\\[[{_CJK}])")
+
+
+# Compiled on first use: each costs milliseconds, and most texts hold no CJK character.
+@lru_cache(maxsize=1)
+def _cjk_gap_re() -> re.Pattern[str]:
+    return re.compile(f"(?<=[{_CJK}])(?=\\S)|(?<=\\S)(?=[{_CJK}])")
+
+
+@lru_cache(maxsize=1)
+def _spaced_re() -> re.Pattern[str]:
+    """The index's spaces, also around the [ ] a snippet puts round a matched character."""
+    return re.compile(f"(?<=[{_CJK}]) (?=\\S)|(?<=\\S) (?=[{_CJK}])|(?<=[{_CJK}]\\]) (?=\\S)"
+                      f"|(?<=\\S) (?=\\[[{_CJK}])")
 
 
 def fts_text(text: str) -> str:
     """``text`` as the full-text index stores it: each CJK character its own token."""
-    return _CJK_GAP_RE.sub(" ", text) if _CJK_RUN_RE.search(text) else text
+    return _cjk_gap_re().sub(" ", text) if _CJK_RUN_RE.search(text) else text
 
 
 def readable_snippet(snippet: str) -> str:
     """A snippet of :func:`fts_text` as the person wrote it (the index's spacing taken out)."""
-    return _SPACED_RE.sub("", snippet) if _CJK_RUN_RE.search(snippet) else snippet
+    return _spaced_re().sub("", snippet) if _CJK_RUN_RE.search(snippet) else snippet
 
 
 def cjk_phrases(term: str) -> list[str]:

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from curator.bench.context import BenchContext
+from curator.bench.context import BenchContext, installed_env
 from curator.bench.report import SuiteOutcome, figure_from
 
 NAME = "footprint"
@@ -84,7 +84,7 @@ QT_PROBES = (GUI_APP, GUI_BARE, STALL)
 
 def child(script: str, *args: str, timeout: float = 600, qt: bool = False) -> dict[str, Any]:
     """Run ``script`` in a fresh interpreter; its last stdout line is JSON."""
-    env = dict(os.environ)
+    env = installed_env()
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(PROJECT), env.get("PYTHONPATH", "")) if p)
     if qt:
         env.setdefault("QT_QPA_PLATFORM", "offscreen")

@@ -26,6 +26,7 @@ from curator.sources.turns import (
     Turn,
     built,
 )
+from curator.sources.read_state import ReadState
 from curator.sources.validation import timestamp_problem
 
 # How much of a file ``Adapter.claim`` gets to look at: enough for a header line or two.
@@ -43,49 +44,6 @@ _TEMP_NAME_RE = re.compile(
 def is_temp_name(name: str) -> bool:
     """True for editor/writer temp file names that must never be parsed."""
     return bool(_TEMP_NAME_RE.search(name))
-
-
-@dataclass(frozen=True)
-class ReadState:
-    """What the index remembers about a unit between reads.
-
-    ``fingerprint`` is a cheap summary (size, mtime, inode) used to skip unchanged units
-    on a rescan. ``offset``/``lines``/``head_hash``/``tail_hash`` serve append-only files.
-    """
-
-    fingerprint: str = ""
-    inode: int = 0
-    size: int = 0
-    offset: int = 0
-    lines: int = 0
-    head_hash: str = ""
-    tail_hash: str = ""
-    tail_open: bool = False  # the last consumed line had no newline yet
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "fingerprint": self.fingerprint,
-            "inode": self.inode,
-            "size": self.size,
-            "offset": self.offset,
-            "lines": self.lines,
-            "head_hash": self.head_hash,
-            "tail_hash": self.tail_hash,
-            "tail_open": self.tail_open,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ReadState:
-        return cls(
-            fingerprint=str(data.get("fingerprint", "")),
-            inode=int(data.get("inode", 0) or 0),
-            size=int(data.get("size", 0) or 0),
-            offset=int(data.get("offset", 0) or 0),
-            lines=int(data.get("lines", 0) or 0),
-            head_hash=str(data.get("head_hash", "")),
-            tail_hash=str(data.get("tail_hash", "")),
-            tail_open=bool(data.get("tail_open", False)),
-        )
 
 
 @dataclass
