@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from curator.sources.read_state import ReadState
 from curator.sources.turns import (
     EXTRA_FORMAT,
     EXTRA_MESSAGE_ID,
@@ -26,7 +27,6 @@ from curator.sources.turns import (
     Turn,
     built,
 )
-from curator.sources.read_state import ReadState
 from curator.sources.validation import timestamp_problem
 
 # How much of a file ``Adapter.claim`` gets to look at: enough for a header line or two.
