@@ -25,7 +25,7 @@ from PySide6.QtWidgets import QApplication
 
 from curator.vault.paths import default_vault
 from ui.infra.bridge import MainThreadPoster
-from ui.infra.resources import app_icon, stylesheet
+from ui.infra.resources import app_icon
 from ui.infra.single_instance import InstanceServer, ask_running_instance
 from ui.main_window import MainWindow
 
@@ -181,7 +181,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     app.setOrganizationName("memory-curator")
     app.setDesktopFileName(APP_ID)
     app.setWindowIcon(app_icon())
-    app.setStyleSheet(stylesheet())
     app.setQuitOnLastWindowClosed(True)
     if ask_running_instance(vault):
         print(f"Memory Curator is already open on {vault}; brought it to the front.", flush=True)

@@ -3,8 +3,8 @@
 They live in ``ui/`` because they import Qt, which the engine (``curator/``) never does.
 Each probe prints one JSON line on stdout for the bench to read.
 
-- ``gui_app VAULT T_SPAWNED``: the real start-up path (``ui.app.main``) with an event
-  filter that notes the main window's first Show and the first event-loop turn after it.
+- ``gui_app VAULT T_SPAWNED``: the real start-up path (``ui.app.main``), noting when the main
+  window is first shown and the first event-loop turn after it.
 - ``gui_bare _ T_SPAWNED``: the baseline, a bare QApplication and QMainWindow.
 - ``stall VAULT reflect|idle SECONDS``: a 10 ms timer on the GUI thread while a batch
   reflection runs on a worker thread (or nothing runs); reports the longest gap.
@@ -20,41 +20,37 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QTimer
-from PySide6.QtWidgets import QApplication, QMainWindow
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
 
 
 def _emit(data: dict[str, Any]) -> None:
     print(json.dumps(data), flush=True)
 
 
-class _FirstShowProbe(QObject):
-    """Notes the first Show of a main window, then quits on the next event-loop turn."""
-
-    def __init__(self, app: QApplication, spawned: float) -> None:
-        super().__init__()
-        self.app = app
-        self.spawned = spawned
-        self.shown = 0.0
-
-    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.Show and isinstance(obj, QMainWindow) and not self.shown:
-            self.shown = time.time()
-            QTimer.singleShot(0, self._usable)
-        return False
-
-    def _usable(self) -> None:
-        _emit({"shown_s": self.shown - self.spawned, "usable_s": time.time() - self.spawned})
-        self.app.quit()
-
-
 def gui_app(vault: str, spawned: str) -> None:
-    """Time the real application's start until its window takes input."""
+    """Time the real application's start until its window takes input: the first event-loop
+    turn after the main window is shown (noted by wrapping ``show``; an application-wide
+    event filter in Python would slow every event of the start it measures)."""
     app = QApplication.instance() or QApplication(["memory-curator"])
-    probe = _FirstShowProbe(app, float(spawned))  # type: ignore[arg-type]
-    app.installEventFilter(probe)
+    started = float(spawned)
     import ui.app
+    import ui.main_window
 
+    shown_at: list[float] = []
+    original_show = ui.main_window.MainWindow.show
+
+    def usable() -> None:
+        _emit({"shown_s": shown_at[0] - started, "usable_s": time.time() - started})
+        app.quit()
+
+    def show(window: QWidget) -> None:
+        original_show(window)
+        if not shown_at:
+            shown_at.append(time.time())
+            QTimer.singleShot(0, usable)
+
+    ui.main_window.MainWindow.show = show  # type: ignore[method-assign]
     ui.app.main(["--vault", vault, "--no-watch", "--quit-after", "30"])
 
 

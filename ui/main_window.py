@@ -25,10 +25,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui.dialogs.settings_dialog import SettingsDialog
 from ui.infra.bridge import EventRelay, MainThreadPoster, relay_data
 from ui.infra.interaction import DialogInteraction, Interaction
-from ui.infra.resources import app_icon, icon
+from ui.infra.resources import STATUSBAR_STYLE, TABBAR_STYLE, TOOLBAR_STYLE, app_icon, icon
 from ui.infra.workers import OpRunner
 from ui.panes.contradictions import ContradictionsPane
 from ui.panes.cycle import CyclePane
@@ -97,6 +96,7 @@ class MainWindow(QMainWindow):
         self.cycle = CyclePane(self.runner, self.interaction)
         self.status = StatusPane()
         self.tabs = QTabWidget()
+        self.tabs.tabBar().setStyleSheet(TABBAR_STYLE)
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.review, icon("approve"), "Review")
         self.tabs.addTab(self.contradictions, icon("contradiction"), "Contradictions")
@@ -117,6 +117,7 @@ class MainWindow(QMainWindow):
         toolbar = QToolBar("Main")
         toolbar.setObjectName("main_toolbar")
         toolbar.setMovable(False)
+        toolbar.setStyleSheet(TOOLBAR_STYLE)
         toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.reflect_action = QAction(icon("reflect"), "Reflect now", self)
         self.undo_action = QAction(icon("undo"), "Undo", self)
@@ -154,6 +155,7 @@ class MainWindow(QMainWindow):
         # Left: what runs (the widest text); right: the vault (full path in its tooltip), the
         # review count and the model. Answers to actions show in a strip above (``notice``).
         self.vault_label.setMaximumWidth(320)
+        self.statusBar().setStyleSheet(STATUSBAR_STYLE)
         self.statusBar().addWidget(self.work_indicator, 1)
         self.statusBar().addPermanentWidget(self.vault_label)
         self.statusBar().addPermanentWidget(self.queue_label)

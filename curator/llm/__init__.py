@@ -2,19 +2,25 @@
 
 Importing this package never imports ``llama_cpp``; that happens inside the worker thread
 the first time a model is loaded, so ``import curator`` stays fast and works without it.
+The names below load with their module on first use: the window's status pane reads one
+small module of this package before it shows.
 """
 
-from curator.llm.gguf import GGUFError, GGUFInfo, check_gguf, read_gguf
-from curator.llm.request import JobStatus, ModelRequest, ModelResult, Priority, Segment
+from __future__ import annotations
 
-__all__ = [
-    "GGUFError",
-    "GGUFInfo",
-    "JobStatus",
-    "ModelRequest",
-    "ModelResult",
-    "Priority",
-    "Segment",
-    "check_gguf",
-    "read_gguf",
-]
+import importlib
+from typing import Any
+
+_HOMES = {
+    "GGUFError": "curator.llm.gguf", "GGUFInfo": "curator.llm.gguf", "check_gguf": "curator.llm.gguf",
+    "read_gguf": "curator.llm.gguf", "JobStatus": "curator.llm.request", "ModelRequest": "curator.llm.request",
+    "ModelResult": "curator.llm.request", "Priority": "curator.llm.request", "Segment": "curator.llm.request",
+}
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'curator.llm' has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)

@@ -33,9 +33,10 @@ from curator.mcp.inbox import (
 )
 from curator.mcp.served import served_flags
 from curator.mcp.usage import UsageLog
-from curator.vault.documents import SCOPES, Document, DocumentError
+from curator.vault.documents import Document, DocumentError
 from curator.vault.lock import VaultLock, VaultLockedError
 from curator.vault.paths import DOC_ID_RE, UnsafePathError, VaultPaths, safe_child
+from curator.vault.scopes import SCOPES
 from curator.vault.store import DocumentStore
 
 log = logging.getLogger(__name__)

@@ -20,8 +20,9 @@ from typing import Any
 from curator.clock import Clock, SystemClock, iso_utc
 from curator.index.database import Index
 from curator.index.search import SearchFilters, search
-from curator.vault.documents import SCOPES, Document, DocumentError
+from curator.vault.documents import Document, DocumentError
 from curator.vault.paths import UnsafePathError, VaultPaths, new_id, safe_child
+from curator.vault.scopes import SCOPES
 from curator.vault.store import DocumentStore
 
 log = logging.getLogger(__name__)

@@ -12,8 +12,6 @@ through the running app (it computes the embeddings), never into its database.
 from __future__ import annotations
 
 import json
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,6 +55,10 @@ class OpenWebUIMemories:
     # ---- the API
 
     def _call(self, method: str, path: str, body: Any = None) -> Any:
+        # urllib loads the email and http packages: only when Open WebUI is written to.
+        import urllib.error
+        import urllib.request
+
         data = json.dumps(body).encode("utf-8") if body is not None else None
         request = urllib.request.Request(self.url + path, data=data, method=method, headers={
             "Authorization": f"Bearer {self.api_key}", "Content-Type": "application/json",

@@ -5,10 +5,11 @@ from __future__ import annotations
 import difflib
 import hashlib
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from curator.review.diffing import Hunk
-from curator.review.staging import StagingProblem
+if TYPE_CHECKING:  # types only: the window names these records before the review engine loads
+    from curator.review.diffing import Hunk
+    from curator.review.staging import StagingProblem
 
 MIN_HASH_PREFIX = 8
 RESOLUTIONS = ("keep_a", "keep_b", "keep_both", "keep_neither")

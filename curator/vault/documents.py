@@ -41,7 +41,6 @@ PROVENANCE_FIELDS: dict[str, Any] = {
     "source_hash": "",
     "confidence": 0.0,
 }
-SCOPES = ("new", "user", "global")
 
 
 class DocumentError(ValueError):

@@ -25,7 +25,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QWidget
 
 from ui.infra.interaction import ScriptedInteraction
-from ui.infra.resources import dark_palette, stylesheet
+from ui.infra.resources import dark_palette
 from ui.main_window import MainWindow
 
 
@@ -57,7 +57,6 @@ def select(window: MainWindow, item_id: str) -> None:
 
 def main(out: Path, with_model: bool) -> None:
     app = QApplication.instance() or QApplication([])
-    app.setStyleSheet(stylesheet())
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         engine = open_demo_engine(Path(tmp) / "vault")
@@ -144,8 +143,7 @@ def main(out: Path, with_model: bool) -> None:
         window.shutdown(close_engine=False)
 
         app.setPalette(dark_palette())  # as a dark desktop would hand it to the app at start-up
-        app.setStyleSheet(stylesheet())
-        dark = MainWindow(interaction=ScriptedInteraction(), with_tray=False)
+            dark = MainWindow(interaction=ScriptedInteraction(), with_tray=False)
         dark.resize(1280, 800)
         dark.show()
         dark.attach_engine(engine)

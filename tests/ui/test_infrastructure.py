@@ -13,7 +13,7 @@ from curator.vault.settings import OPTIONS, Settings
 from ui.dialogs.settings_dialog import GROUP_TITLES, SEND_GROUP, SOURCES_TITLE, SettingsDialog
 from ui.dialogs.setup_widgets import ModelPicker
 from ui.infra.bridge import EventRelay, MainThreadPoster
-from ui.infra.resources import accents, app_icon, icon, stylesheet
+from ui.infra.resources import ROLE_STYLES, accents, app_icon, icon, set_role
 from ui.infra.single_instance import InstanceServer, ask_running_instance, server_name
 from ui.infra.workers import OpRunner
 from ui.tray import TrayController, badge_icon
@@ -85,7 +85,7 @@ def test_resources_exist(qapp) -> None:
     for name in ("approve", "discard", "edit", "undo", "search", "reflect", "cancel", "settings", "flag",
                  "restore", "trash", "contradiction", "history"):
         assert not icon(name).isNull(), name
-    assert "palette(" in stylesheet()
+    assert all("palette(" in css or "#" in css or "font" in css for css in ROLE_STYLES.values())
     colours = accents()
     assert colours.inserted.isValid() and colours.deleted.isValid()
 
@@ -159,3 +159,19 @@ def test_settings_dialog_text_options(qtbot, key: str) -> None:
     editor = dialog.editors[key]
     editor.setText("something else")  # type: ignore[attr-defined]
     assert dialog.changed_values() == {key: "something else"}
+
+
+def test_a_role_styles_its_widget_only(qapp) -> None:
+    """The house style is scoped: a card's rule matches the card, never the labels inside it
+    (an application-wide style sheet cost the window 110-150 ms of its start-up)."""
+    from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout
+
+    card = QFrame()
+    inner = QLabel("inside", card)
+    QVBoxLayout(card).addWidget(inner)
+    set_role(card, "card")
+    assert card.property("role") == "card" and 'role="card"' in card.styleSheet()
+    assert inner.styleSheet() == "" and inner.property("role") is None
+    set_role(inner, "error")  # a role without a rule: the property only
+    assert inner.property("role") == "error" and inner.styleSheet() == ""
+    assert qapp.styleSheet() == ""

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from curator.index.text import elide
 from curator.sources.turns import IndexedTurn
+from ui.infra.resources import set_role
 from ui.infra.workers import OpRunner
 
 SEARCH_DELAY_MS = 300
@@ -48,7 +49,7 @@ class AddMemoryDialog(QDialog):
         self.turn_list = QListWidget()
         self.turn_list.setObjectName("add_memory_turns")
         hint = QLabel("Turns that match (tick the ones that show it; optional):")
-        hint.setProperty("role", "meta")
+        set_role(hint, "meta")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.ok_button = buttons.button(QDialogButtonBox.StandardButton.Ok)
         self.ok_button.setText("Add (approved, as yours)")

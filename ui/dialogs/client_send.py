@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from ui.infra.interaction import Interaction
+from ui.infra.resources import set_role
 from ui.infra.workers import OpRunner
 
 KEY_ROLE = Qt.ItemDataRole.UserRole
@@ -68,7 +69,7 @@ class ClientSendEditor(QWidget):
         self.detail = QLabel("")
         self.detail.setObjectName("send_detail")
         self.detail.setWordWrap(True)
-        self.detail.setProperty("role", "meta")
+        set_role(self.detail, "meta")
         self.diff = QPlainTextEdit()
         self.diff.setObjectName("send_diff")
         self.diff.setReadOnly(True)
@@ -162,9 +163,7 @@ class ClientSendEditor(QWidget):
 
     def _say(self, text: str, error: bool = False) -> None:
         self.message.setText(text)
-        self.message.setProperty("role", "error" if error else "meta")
-        self.message.style().unpolish(self.message)
-        self.message.style().polish(self.message)
+        set_role(self.message, "error" if error else "meta")
 
     def _on_failed(self, error: BaseException) -> None:
         self._say(str(error), error=True)

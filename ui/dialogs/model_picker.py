@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from curator.llm.discovery import SOURCE_DEFAULT, SOURCE_FILE, DiscoveredModel, describe_model
 from curator.llm.fitness import LARGER_MODEL_NOTE
 from ui.infra.interaction import Interaction
+from ui.infra.resources import set_role
 from ui.infra.workers import OpRunner
 from ui.models.records import Column, ItemRole, RecordTableModel
 
@@ -215,13 +216,13 @@ class ModelPicker(QWidget):
         for column in range(1, len(MODEL_COLUMNS)):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.status = QLabel("Looking for GGUF models…" if runner is not None and discover is not None else "")
-        self.status.setProperty("role", "meta")
+        set_role(self.status, "meta")
         self.other_button = QPushButton("Other file…")
         self.other_button.setObjectName("other_model")
         self.other_button.setEnabled(runner is not None and interaction is not None)
         self.larger_note = QLabel(LARGER_MODEL_NOTE)
         self.larger_note.setObjectName("larger_model_note")
-        self.larger_note.setProperty("role", "meta")
+        set_role(self.larger_note, "meta")
         self.larger_note.setWordWrap(True)
         row = QHBoxLayout()
         row.addWidget(self.status, 1)

@@ -39,6 +39,7 @@ from curator.vault.settings import OPTIONS, Option, Settings
 from ui.dialogs.client_send import ClientSendBackend, ClientSendEditor
 from ui.dialogs.setup_widgets import ModelPicker, PendingSources, SourceBackend, SourcesEditor
 from ui.infra.interaction import Interaction
+from ui.infra.resources import set_role
 from ui.infra.workers import OpRunner
 
 SOURCES_TITLE = "Sources"
@@ -138,7 +139,7 @@ class SettingsDialog(QDialog):
                        " contents; each source belongs to a user id. Adding or removing a source takes effect at"
                        " once; removing one keeps its conversations and memories in the vault.")
         intro.setWordWrap(True)
-        intro.setProperty("role", "meta")
+        set_role(intro, "meta")
         read_box = QGroupBox("Chats read")
         read_layout = QVBoxLayout(read_box)
         read_layout.addWidget(intro)
@@ -153,7 +154,7 @@ class SettingsDialog(QDialog):
                             "first, then your approved memories by quality. The curator writes only a file of its "
                             "own there, shows the change first, and can undo it. All off until you turn one on.")
         send_intro.setWordWrap(True)
-        send_intro.setProperty("role", "meta")
+        set_role(send_intro, "meta")
         send_layout.addWidget(send_intro)
         send_layout.addWidget(self.send_editor, 1)
         send_form = QGridLayout()  # two columns: the sizes and folders fit under the clients
@@ -195,7 +196,7 @@ class SettingsDialog(QDialog):
                 form.addRow(label, editor)
                 hint = QLabel(option.help)
                 hint.setWordWrap(True)
-                hint.setProperty("role", "meta")
+                set_role(hint, "meta")
                 form.addRow("", hint)
             scroll = QScrollArea()
             scroll.setWidgetResizable(True)

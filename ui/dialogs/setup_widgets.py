@@ -33,6 +33,7 @@ from curator.sources.discovery import SourceDetails
 from curator.vault.settings import SourceConfig
 from ui.dialogs.client_finder import add_installed_clients, describe_found, pending_details
 from ui.infra.interaction import Interaction
+from ui.infra.resources import set_role
 from ui.infra.workers import OpRunner
 from ui.models.records import ItemRole
 from ui.models.sources_model import SourcesModel
@@ -178,7 +179,7 @@ class SourcesEditor(QWidget):
         self.message = QLabel("")
         self.message.setObjectName("source_message")
         self.message.setWordWrap(True)
-        self.message.setProperty("role", "error")
+        set_role(self.message, "error")
 
         buttons = QHBoxLayout()
         buttons.addWidget(self.add_folder_button)

@@ -1,4 +1,4 @@
-"""Icons, the style sheet and palette-aware accent colours, read from ``resources/``.
+"""Icons, the house style and palette-aware accent colours, read from ``resources/``.
 
 The one place that knows where resources live (``curator.datafiles.data_dir``), so the same
 code works from a checkout and from an installed wheel.
@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPalette
+from PySide6.QtWidgets import QWidget
 
 from curator.datafiles import data_dir
 
@@ -30,13 +31,35 @@ def app_icon() -> QIcon:
     return icon(APP_ICON)
 
 
-def stylesheet() -> str:
-    """The application style sheet (palette-driven, so it fits light and dark)."""
-    try:
-        with open(f"{_resources_dir()}/style/curator.qss", encoding="utf-8") as handle:
-            return handle.read()
-    except OSError:
-        return ""
+# The house style, as style sheets scoped to the widgets they concern. An application-wide
+# style sheet makes Qt polish every widget through its style-sheet engine: it cost 110-150 ms
+# of the window's start-up (the whole window built in 40 ms without it). Colours come from
+# palette() roles only, so the window follows the system's light or dark palette.
+ROLE_STYLES: dict[str, str] = {
+    "heading": "font-weight: bold; font-size: 11pt; padding: 2px 0;",
+    "meta": "color: palette(placeholder-text);",
+    "badge": "border: 1px solid palette(mid); border-radius: 8px; padding: 1px 7px; "
+             "background: palette(alternate-base);",
+    "flag": "border-radius: 8px; padding: 1px 7px; color: white; background: #c86a1a;",
+    "card": "border: 1px solid palette(mid); border-radius: 6px; background: palette(base);",
+    "primary": "font-weight: bold;",
+}
+TOOLBAR_STYLE = "QToolBar { spacing: 4px; padding: 2px; border: none; } QToolButton { padding: 3px 6px; }"
+TABBAR_STYLE = "QTabBar::tab { padding: 5px 12px; }"
+TREE_STYLE = "QTreeView::item { padding: 3px 2px; }"
+STATUSBAR_STYLE = "QLabel { padding: 0 6px; }"
+NOTICE_STYLE = ("QWidget#notice { background: palette(highlight); } QWidget#notice QLabel, "
+                "QWidget#notice QPushButton { color: palette(highlighted-text); font-weight: bold; }")
+
+
+def set_role(widget: QWidget, role: str) -> None:
+    """Give ``widget`` a role of the house style (heading, meta, badge, flag, card, primary, error).
+
+    The rule matches the widget itself only (its children keep their own look).
+    """
+    widget.setProperty("role", role)
+    css = ROLE_STYLES.get(role, "")
+    widget.setStyleSheet(f'*[role="{role}"] {{ {css} }}' if css else "")
 
 
 def is_dark(palette: QPalette | None = None) -> bool:

@@ -15,7 +15,7 @@ from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelInde
 from PySide6.QtGui import QBrush, QFont
 
 from curator.index.text import elide
-from curator.review.actions import ReviewItem
+from curator.review.records import ReviewItem
 from curator.text_safety import visible
 from ui.infra.resources import accents, icon
 

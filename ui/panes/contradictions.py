@@ -25,9 +25,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from curator.review.actions import ReviewItem
+from curator.review.records import ReviewItem
 from curator.text_safety import visible
 from ui.infra.interaction import Interaction
+from ui.infra.resources import set_role
 from ui.infra.timefmt import short_time
 from ui.infra.workers import OpRunner
 from ui.models.records import Column, ItemRole, RecordTableModel
@@ -41,13 +42,13 @@ class StatementCard(QFrame):
 
     def __init__(self, heading: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setProperty("role", "card")
+        set_role(self, "card")
         self.heading = QLabel(heading)
-        self.heading.setProperty("role", "heading")
+        set_role(self.heading, "heading")
         self.body = QTextBrowser()
         self.body.setFrameShape(QFrame.Shape.NoFrame)
         self.source = QLabel("")
-        self.source.setProperty("role", "meta")
+        set_role(self.source, "meta")
         self.source.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.addWidget(self.heading)
@@ -144,7 +145,7 @@ class ContradictionsPane(QWidget):
         self.table.setColumnWidth(1, 170)
         self.table.verticalHeader().hide()
         self.empty_label = QLabel("No open contradictions.")
-        self.empty_label.setProperty("role", "meta")
+        set_role(self.empty_label, "meta")
         self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.view = ContradictionView()
         top = QWidget()

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from curator.text_safety import visible
 from ui.infra.interaction import Interaction
+from ui.infra.resources import set_role
 from ui.infra.workers import OpRunner
 from ui.models.cycle_model import CycleOperationsModel
 from ui.panes.diff import DiffView
@@ -55,7 +56,7 @@ class CyclePane(QWidget):
         self.picker = QComboBox()
         self.picker.setObjectName("cycle_picker")
         self.header = QLabel("No consolidation cycle waits for review.")
-        self.header.setProperty("role", "meta")
+        set_role(self.header, "meta")
         self.header.setWordWrap(True)
         self.memory = DiffView()
         self.memory.setObjectName("cycle_memory_diff")

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from curator.review.diffing import Span, side_spans, similarity, word_diff
-from ui.infra.resources import accents
+from ui.infra.resources import accents, set_role
 
 
 def _selections(editor: QPlainTextEdit, spans: list[Span]) -> list[QTextEdit.ExtraSelection]:
@@ -53,9 +53,9 @@ class DiffView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.old_title = QLabel("Known now")
-        self.old_title.setProperty("role", "heading")
+        set_role(self.old_title, "heading")
         self.new_title = QLabel("Proposed")
-        self.new_title.setProperty("role", "heading")
+        set_role(self.new_title, "heading")
         self.old_edit = QPlainTextEdit()
         self.old_edit.setReadOnly(True)
         self.old_edit.setObjectName("diff_old")
@@ -63,7 +63,7 @@ class DiffView(QWidget):
         self.new_edit.setObjectName("diff_new")
         self.new_edit.setPlaceholderText("The proposed text; edit it here before approving.")
         self.summary = QLabel("")
-        self.summary.setProperty("role", "meta")
+        set_role(self.summary, "meta")
         self._repaint_timer = QTimer(self)
         self._repaint_timer.setSingleShot(True)
         self._repaint_timer.setInterval(250)

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QLabel, QMenu, QTextBrowser, QVBoxLayout, QWidget
 
 from curator.review.evidence import Highlight, highlights, support
 from curator.sources.turns import IndexedTurn
-from ui.infra.resources import accents
+from ui.infra.resources import accents, set_role
 from ui.infra.timefmt import format_time
 
 
@@ -65,9 +65,9 @@ class EvidenceView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.header = QLabel("Evidence")
-        self.header.setProperty("role", "heading")
+        set_role(self.header, "heading")
         self.support_label = QLabel("")
-        self.support_label.setProperty("role", "meta")
+        set_role(self.support_label, "meta")
         self.support_label.setWordWrap(True)
         self.browser = QTextBrowser()
         self.browser.setObjectName("evidence_browser")

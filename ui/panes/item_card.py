@@ -6,6 +6,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from curator.index.text import elide
 from curator.text_safety import visible
+from ui.infra.resources import set_role
 from ui.infra.timefmt import short_time
 from ui.models.queue_model import QueueEntry
 from ui.services.facade import ReviewDetail
@@ -21,15 +22,15 @@ class ItemCard(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.title = QLabel("Nothing selected")
-        self.title.setProperty("role", "heading")
+        set_role(self.title, "heading")
         self.title.setWordWrap(True)
         self.badges = QLabel("")
-        self.badges.setProperty("role", "meta")
+        set_role(self.badges, "meta")
         self.gates = QLabel("")
         self.gates.setWordWrap(True)
         self.flags = QLabel("")
         self.flags.setWordWrap(True)
-        self.flags.setProperty("role", "flag")
+        set_role(self.flags, "flag")
         self.flags.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

@@ -11,7 +11,7 @@ memories one; each is one undoable step (``action_answered`` offers the undo).
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -31,17 +31,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from curator.index.search import SearchHit
 from curator.text_safety import visible
-from curator.vault.documents import SCOPES, Document
-from curator.vault.store import HistoryEntry, TrashEntry
+from curator.vault.scopes import SCOPES
 from ui.infra.interaction import Interaction
-from ui.infra.resources import icon
+from ui.infra.resources import icon, set_role
 from ui.infra.timefmt import format_time
 from ui.infra.workers import OpRunner
 from ui.models.records import Column, ItemRole, RecordTableModel
 from ui.panes.fit import fit_table
 from ui.services.facade import KnowledgeService, SearchRequest
+
+if TYPE_CHECKING:  # the engine's types; its modules load with the vault, not before the window shows
+    from curator.index.search import SearchHit
+    from curator.vault.documents import Document
+    from curator.vault.store import HistoryEntry, TrashEntry
 
 FRESHNESS = {"any time": None, "last day": 86400.0, "last week": 7 * 86400.0,
              "last month": 31 * 86400.0, "last year": 366 * 86400.0}
@@ -68,10 +71,10 @@ class DocumentEditor(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.heading = QLabel("Open a result to read or edit it.")
-        self.heading.setProperty("role", "heading")
+        set_role(self.heading, "heading")
         self.heading.setWordWrap(True)
         self.meta = QLabel("")
-        self.meta.setProperty("role", "meta")
+        set_role(self.meta, "meta")
         self.meta.setWordWrap(True)
         self.fields: dict[str, QWidget] = {}
         form = QFormLayout()
@@ -227,7 +230,7 @@ class KnowledgePane(QWidget):
         self.table.verticalHeader().hide()
         fit_table(self.table, stretch=5)
         self.count_label = QLabel("")
-        self.count_label.setProperty("role", "meta")
+        set_role(self.count_label, "meta")
         self.add_button = QPushButton(icon("edit"), "Add memory…")
         self.add_button.setObjectName("add_memory")
         self.add_button.setShortcut("Ctrl+N")
@@ -398,12 +401,14 @@ class KnowledgePane(QWidget):
     def selected_documents(self) -> list[SearchHit]:
         rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []
         hits = [r.siblingAtColumn(0).data(ItemRole) for r in rows]
+        from curator.index.search import SearchHit  # loaded with the engine by now
         return [h for h in hits if isinstance(h, SearchHit) and h.item_type == "document" and h.kind != "reflection"]
 
     def _on_table_selection_changed(self, *_args: Any) -> None:
         self.merge_button.setEnabled(len(self.selected_documents()) >= 2)
         index = self.table.currentIndex()
         hit = index.siblingAtColumn(0).data(ItemRole) if index.isValid() else None
+        from curator.index.search import SearchHit  # loaded with the engine by now
         if not isinstance(hit, SearchHit) or self._service is None:
             return
         if hit.item_type == "turn":

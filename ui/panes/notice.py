@@ -9,6 +9,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
+from ui.infra.resources import NOTICE_STYLE
+
 NOTICE_MS = 8000
 
 
@@ -28,6 +30,7 @@ class Notice(QWidget):
         self.setObjectName("notice")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)  # paint the style sheet's background
         self.setProperty("role", "notice")
+        self.setStyleSheet(NOTICE_STYLE)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(10, 4, 10, 4)
         layout.addWidget(self.label)

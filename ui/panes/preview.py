@@ -106,12 +106,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(list(argv) if argv is not None else None)
     from ui.infra.bridge import MainThreadPoster
     from ui.infra.interaction import DialogInteraction
-    from ui.infra.resources import stylesheet
     from ui.infra.workers import OpRunner
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
-    app.setStyleSheet(stylesheet())
     with tempfile.TemporaryDirectory(prefix="curator-preview-") as tmp:
         engine = demo_engine(Path(tmp) / "vault")
         runner = OpRunner(MainThreadPoster())

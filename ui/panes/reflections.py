@@ -7,7 +7,7 @@ optional custom prompt. The running reflection streams in the status pane.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QColor
@@ -28,15 +28,17 @@ from PySide6.QtWidgets import (
 )
 
 from curator.index.text import elide
-from curator.reflection.summaries import SummaryRecord
-from curator.triggers.jobs import Job
 from ui.infra.interaction import Interaction
-from ui.infra.resources import icon
+from ui.infra.resources import icon, set_role
 from ui.infra.timefmt import short_time
 from ui.infra.workers import OpRunner
 from ui.models.records import Column, ItemRole, RecordTableModel
 from ui.panes.fit import fit_table
 from ui.services.facade import SummariesService
+
+if TYPE_CHECKING:  # the engine's types; its modules load with the vault, not before the window shows
+    from curator.reflection.summaries import SummaryRecord
+    from curator.triggers.jobs import Job
 
 
 def _gray_if_deleted(summary: SummaryRecord) -> QColor | None:
@@ -87,7 +89,7 @@ class ReflectionsPane(QWidget):
         self.reflect_button.setToolTip("A context summary now (with the prompt, if any); the arrow offers the others")
         self.reflect_button.setMenu(self.reflect_menu)
         self.reflect_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
-        self.reflect_button.setProperty("role", "primary")
+        set_role(self.reflect_button, "primary")
         self.show_deleted = QCheckBox("Show deleted")
         top = QHBoxLayout()
         top.addWidget(self.custom_prompt, 1)
@@ -104,11 +106,11 @@ class ReflectionsPane(QWidget):
         fit_table(self.table, stretch=1)
         self.empty_label = QLabel("No context summaries yet. They appear after a pause in a conversation,"
                                   " or press “Reflect now”.")
-        self.empty_label.setProperty("role", "meta")
+        set_role(self.empty_label, "meta")
         self.empty_label.setWordWrap(True)
 
         self.prompt_label = QLabel("")
-        self.prompt_label.setProperty("role", "meta")
+        set_role(self.prompt_label, "meta")
         self.prompt_label.setWordWrap(True)
         self.editor = QPlainTextEdit()
         self.editor.setObjectName("summary_editor")
@@ -164,6 +166,7 @@ class ReflectionsPane(QWidget):
     def current_summary(self) -> SummaryRecord | None:
         index = self.table.currentIndex()
         summary = index.siblingAtColumn(0).data(ItemRole) if index.isValid() else None
+        from curator.reflection.summaries import SummaryRecord  # loaded with the engine by now
         return summary if isinstance(summary, SummaryRecord) else None
 
     # ---- Results

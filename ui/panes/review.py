@@ -32,9 +32,9 @@ from PySide6.QtWidgets import (
 )
 
 from curator.index.text import elide
-from curator.review.actions import ActionResult, ReviewItem
+from curator.review.records import ActionResult, ReviewItem
 from ui.infra.interaction import Interaction
-from ui.infra.resources import icon
+from ui.infra.resources import TREE_STYLE, icon, set_role
 from ui.infra.workers import OpRunner
 from ui.models.queue_model import QueueEntry, QueueModel, entry_from_item
 from ui.panes.contradictions import ContradictionView
@@ -73,6 +73,7 @@ class ReviewPane(QWidget):
         # ---- View
         self.model = QueueModel(self)
         self.tree = QTreeView()
+        self.tree.setStyleSheet(TREE_STYLE)
         self.tree.setObjectName("queue_tree")
         self.tree.setModel(self.model)
         self.tree.setHeaderHidden(True)
@@ -81,13 +82,13 @@ class ReviewPane(QWidget):
         self.tree.setAlternatingRowColors(True)
         self.empty_label = QLabel("Nothing waiting for review.")
         self.empty_label.setObjectName("review_empty")
-        self.empty_label.setProperty("role", "meta")
+        set_role(self.empty_label, "meta")
         self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty_label.setWordWrap(True)
         self._activity = ""
 
         self.approve_button = QPushButton(icon("approve"), "Approve  (A)")
-        self.approve_button.setProperty("role", "primary")
+        set_role(self.approve_button, "primary")
         self.edit_button = QPushButton(icon("edit"), "Edit  (E)")
         self.discard_button = QPushButton(icon("discard"), "Discard  (D)")
         self.undo_button = QPushButton(icon("undo"), "Undo  (U)")
@@ -101,7 +102,7 @@ class ReviewPane(QWidget):
         self.known_label = QLabel("")
         self.known_label.setObjectName("already_known")
         self.known_label.setWordWrap(True)
-        self.known_label.setProperty("role", "meta")
+        set_role(self.known_label, "meta")
         self.known_merge = QPushButton("Merge with it…")
         self.known_merge.setObjectName("merge_with_known")
         known_row = QHBoxLayout()
@@ -118,7 +119,7 @@ class ReviewPane(QWidget):
         self.evidence = EvidenceView()
         self.edit_hint = QLabel(EDIT_HINT)
         self.edit_hint.setObjectName("edit_hint")
-        self.edit_hint.setProperty("role", "meta")
+        set_role(self.edit_hint, "meta")
         # Always shown under an editable proposal: it must not depend on focus, which a
         # window without a window manager (Xvfb, some kiosks) never gets.
         self.edit_hint.hide()

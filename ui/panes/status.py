@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QTextCursor
@@ -28,13 +28,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from curator.engine import SourceStatus
 from curator.index.text import elide
 from curator.llm.stream_text import ReadableStream
 from ui.infra.resources import icon
 from ui.models.records import Column, RecordTableModel
 from ui.panes.fit import fit_table
 from ui.services.facade import StatusSnapshot
+
+if TYPE_CHECKING:  # the engine loads on the worker when the vault opens
+    from curator.engine import SourceStatus
 
 MAX_STREAM_CHARS = 20_000
 QUIET_KINDS = ("model.token", "job.token", "reflection.token", "model.progress", "job.progress", "job.queued")

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QToolButton, QW
 
 from curator.index.text import elide
 from curator.llm.stream_text import ReadableStream
-from ui.infra.resources import icon
+from ui.infra.resources import icon, set_role
 
 JOB_NAMES = {
     "batch": "batch reflection", "micro": "micro-reflection", "summary": "context summary",
@@ -173,7 +173,7 @@ class WorkIndicator(QWidget):
         self.now_label.setObjectName("work_now")
         self.waiting_label = QLabel("")
         self.waiting_label.setObjectName("work_waiting")
-        self.waiting_label.setProperty("role", "meta")
+        set_role(self.waiting_label, "meta")
         self.bar = QProgressBar()
         self.bar.setObjectName("work_bar")
         self.bar.setMaximumWidth(120)

@@ -17,22 +17,26 @@ from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from curator.clock import iso_utc
-from curator.engine import Engine, SourceStatus
-from curator.index.search import SearchHit
-from curator.llm.discovery import DiscoveredModel, discover_for_settings
-from curator.llm.runtime import ModelRuntime
-from curator.outbound.sync import Plan, setting_key
-from curator.reflection.summaries import SummaryRecord
-from curator.review.actions import ActionResult, ReviewItem
-from curator.sources.discovery import SourceDetails
-from curator.sources.turns import IndexedTurn
-from curator.triggers.jobs import Job
-from curator.vault.documents import Document
-from curator.vault.settings import SourceConfig
-from curator.vault.store import HistoryEntry, TrashEntry
+
+if TYPE_CHECKING:
+    # The engine's modules load on the worker thread when the vault opens, not before the
+    # window shows (they are a third of a second of imports); here they are only types.
+    from curator.engine import Engine, SourceStatus
+    from curator.index.search import SearchHit
+    from curator.llm.discovery import DiscoveredModel
+    from curator.llm.runtime import ModelRuntime
+    from curator.outbound.sync import Plan
+    from curator.reflection.summaries import SummaryRecord
+    from curator.review.actions import ActionResult, ReviewItem
+    from curator.sources.discovery import SourceDetails
+    from curator.sources.turns import IndexedTurn
+    from curator.triggers.jobs import Job
+    from curator.vault.documents import Document
+    from curator.vault.settings import SourceConfig
+    from curator.vault.store import HistoryEntry, TrashEntry
 
 CONTEXT_RADIUS = 6
 # Similar enough to ask "already known?" (the dedup gate drops a proposal above 0.8).
@@ -268,6 +272,8 @@ class KnowledgeService:
         from curator.clock import parse_iso
 
         out: list[SearchHit] = []
+        from curator.vault.documents import Document  # loaded with the engine by now
+
         for _path, doc in self.engine.store.iter_documents(self.user_id, "knowledge"):
             if not isinstance(doc, Document):
                 continue
@@ -283,6 +289,8 @@ class KnowledgeService:
                 continue
             if request.since is not None and (created or 0) < request.since:
                 continue
+            from curator.index.search import SearchHit
+
             out.append(SearchHit(item_type="document", id=doc.id, score=0.0, snippet=doc.body.strip()[:160],
                                  title=doc.title, user_id=self.user_id, kind=doc.kind, timestamp=created,
                                  topic=topic, scope=doc.scope, quality=doc.quality))
@@ -303,6 +311,8 @@ class KnowledgeService:
 
     def save_document(self, doc: Document, values: dict[str, Any], body: str) -> Path:
         """Write the person's edit (history kept by the store) and re-index it."""
+        from curator.vault.documents import Document
+
         edited = Document(meta=dict(doc.meta), body=body, path=doc.path)
         edited.meta.update(values)
         path = self.engine.store.update(edited, action="edit")
@@ -486,6 +496,8 @@ def apply_settings(engine: Engine, changes: dict[str, Any]) -> None:
 
 def discover_models(engine: Engine) -> list[DiscoveredModel]:
     """The GGUF models on this machine plus ``model.search_folders`` (worker thread: reads headers)."""
+    from curator.llm.discovery import discover_for_settings
+
     return discover_for_settings(engine.settings)
 
 
@@ -555,6 +567,8 @@ class ClientSendService:
     def switch(self, key: str, on: bool, plan: Plan) -> list[dict[str, Any]]:
         if plan.changes:
             self._engine.client_memory.apply(plan)
+        from curator.outbound.sync import setting_key
+
         self._engine.update_settings({setting_key(key): on})
         return self.rows()
 
