@@ -65,6 +65,23 @@ def is_first_person(text: str) -> bool:
     return _FIRST_PERSON.search(text) is not None
 
 
+# "I" after the name was said, as "they": the verb "I" takes, with these two exceptions.
+_THEY_VERBS = {"am": "are", "was": "were", "wasn't": "weren't", "wasn’t": "weren’t"}
+_THEY_CONTRACTIONS = {"m": "re", "ve": "ve", "ll": "ll", "d": "d"}
+_AND_BEFORE = re.compile(r"\band\s+$", re.IGNORECASE)
+
+
+def _compound(before: str) -> bool:
+    """Whether the "I" after ``before`` is part of a compound subject ("Ana and I", "my sister and
+    I"): those keep the name ("Ana and they" reads as a mistake); "nights, and I" is a clause."""
+    words = before.split()
+    if len(words) < 2 or words[-1].lower() not in ("and", "or", "&"):
+        return False
+    other = words[-2]
+    if other.endswith((",", ";")):
+        return False
+    return other[:1].isupper() or (len(words) >= 3 and words[-3].lower() in ("my", "our", "his", "her"))
+
 _OTHERS = re.compile(r"\b(?:they|them|their|theirs|they['’](?:re|ve|ll|d))\b", re.IGNORECASE)
 
 
@@ -79,8 +96,31 @@ def as_memory(text: str, speaker: str) -> str:
     if name.casefold() in GENERIC_SPEAKERS or not is_first_person(text):
         return text
 
+    plural = _OTHERS.search(text) is not None
+    named_subject = [False]
+    single_at: list[int] = []  # where the name alone was made the subject (for "... and studies")
+
     def subject(match: re.Match[str]) -> str:
         lead, contraction, space, word = match.group(1), match.group(2), match.group(3) or "", match.group(4) or ""
+        before = text[: match.start()]
+        if named_subject[0] and not plural and not _compound(before):
+            # Said once, the name becomes "they": "Maya used to run 10k races before Maya started
+            # night shifts" read as a riddle (issue 20). "they" takes the verb "I" takes.
+            same_clause_run = (single_at and not re.search(r"[.!?;,]\s", text[single_at[-1]:match.start()]))
+            if same_clause_run and _AND_BEFORE.search(before) and (contraction or word.lower() not in _ADVERBS):
+                # "... and I study" -> "... and studies": the subject is the sentence's own.
+                if contraction:
+                    return f"{lead}{_CONTRACTIONS['i' + chr(39) + contraction.lower()]}{space}{word}"
+                return f"{lead}{third_person_verb(word)}"
+            they = "They" if not before.strip() or before.rstrip()[-1] in ".!?" else "they"
+            if contraction:
+                return f"{lead}{they}'{_THEY_CONTRACTIONS[contraction.lower()]}{space}{word}"
+            return f"{lead}{they}{space}{_THEY_VERBS.get(word.lower(), word)}"
+        if not contraction and _compound(before):
+            named_subject[0] = True  # "Ana and Maya go": the plural takes the verb "I" takes
+            return f"{lead}{name}{space}{_THEY_VERBS.get(word.lower(), word)}"
+        named_subject[0] = True
+        single_at.append(match.start())
         if contraction:
             return f"{lead}{name} {_CONTRACTIONS['i' + chr(39) + contraction.lower()]}{space}{word}"
         if word.lower() in _ADVERBS:
@@ -96,7 +136,6 @@ def as_memory(text: str, speaker: str) -> str:
     # and helps Melanie stay present for Melanie's family" read as a riddle (issue 20).
     # Not where "they" already means others ("my kids; they keep me going"): the name stays.
     said = re.compile(rf"\b{re.escape(name)}\b|\b[Mm]y\b|\bmine\b|\bme\b(?!-)")
-    plural = _OTHERS.search(text) is not None
 
     def pronoun(match: re.Match[str]) -> str:
         named = said.search(out, 0, match.start()) is not None  # the name, or a "my" that becomes it

@@ -143,7 +143,7 @@ def main(out: Path, with_model: bool) -> None:
         window.shutdown(close_engine=False)
 
         app.setPalette(dark_palette())  # as a dark desktop would hand it to the app at start-up
-            dark = MainWindow(interaction=ScriptedInteraction(), with_tray=False)
+        dark = MainWindow(interaction=ScriptedInteraction(), with_tray=False)
         dark.resize(1280, 800)
         dark.show()
         dark.attach_engine(engine)

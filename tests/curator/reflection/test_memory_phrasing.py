@@ -18,7 +18,7 @@ def test_first_person_sentences_become_memories_about_the_speaker() -> None:
     assert as_memory("I work night shifts as a nurse, so my sleep suffers.", "Maya") == \
         "Maya works night shifts as a nurse, so their sleep suffers."
     assert as_memory("I'm allergic to peanuts and I study Portuguese.", "Maya") == \
-        "Maya is allergic to peanuts and Maya studies Portuguese."
+        "Maya is allergic to peanuts and studies Portuguese."
     assert as_memory("I also want to run again.", "Maya") == "Maya also wants to run again."
     assert as_memory("I work nights.", "user") == "I work nights."  # no real name: left alone
     assert not is_first_person(as_memory("My dog Pixel walks with me.", "Maya"))
@@ -91,3 +91,26 @@ def test_cheering_is_dropped_and_a_fact_is_stated_not_exclaimed() -> None:
     turns.add(1, "Nature can be so beautiful! I adopted a border collie called Pixel last spring!", speaker="Maya")
     [found] = statements(turns.turns.values())
     assert found.memory == "Maya adopted a border collie called Pixel last spring."
+
+
+def test_the_name_is_said_once_then_they_with_the_verb_i_takes() -> None:
+    """Issue 20: "Maya used to run 10k races before Maya started night shifts" read as a riddle."""
+    assert as_memory("I also want to start running again. I used to run 10k races before I started night shifts.",
+                     "Maya") == ("Maya also wants to start running again. They used to run 10k races before they "
+                                 "started night shifts.")
+    assert as_memory("I work nights and I am tired when I get home.", "Maya") == \
+        "Maya works nights and is tired when they get home."
+    assert as_memory("I'm a nurse and I've worked nights for years.", "Maya") == \
+        "Maya is a nurse and has worked nights for years."
+    assert as_memory("I was born in Porto. I wasn't happy there.", "Maya") == \
+        "Maya was born in Porto. They weren't happy there."
+
+
+def test_a_compound_subject_keeps_the_name_and_the_plural_verb() -> None:
+    assert as_memory("Ana and I are going to Lisbon, and I was excited.", "Maya") == \
+        "Ana and Maya are going to Lisbon, and they were excited."
+    assert as_memory("I love hiking, and my sister and I go every summer.", "Maya") == \
+        "Maya loves hiking, and their sister and Maya go every summer."
+    # Where "they" already means others, the name stays.
+    assert as_memory("My kids keep me busy; they know I love them.", "Maya") == \
+        "Maya's kids keep Maya busy; they know Maya loves them."
