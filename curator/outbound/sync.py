@@ -279,6 +279,21 @@ class ClientMemory:
             plan.changes.append(Change(path, now, item.get("before")))
         return plan
 
+    def writes(self, key: str, limit: int = 20) -> list[tuple[str, str]]:
+        """The latest writes to ``key``, newest first: (when, the diff as it was written)."""
+        out: list[tuple[str, str]] = []
+        for entry in reversed(self.history()):
+            if entry.get("client") != key:
+                continue
+            plan = Plan(key, NAMES[key])
+            plan.changes = [Change(Path(f["path"]), f.get("before"), f.get("after")) for f in entry.get("files", [])]
+            plan.ops = [RecordOp(r.get("op", ""), str(r.get("content", "")), str(r.get("id", "")))
+                        for r in entry.get("records", [])]
+            out.append((str(entry.get("at", "")), plan.diff()))
+            if len(out) >= limit:
+                break
+        return out
+
     def history(self) -> list[dict[str, Any]]:
         try:
             lines = self.history_file.read_text("utf-8").splitlines()

@@ -90,6 +90,11 @@ def test_tick_shows_the_diff_asks_and_writes_only_after_yes(qtbot, window: MainW
     asked = [text for kind, text in interaction.asked if kind == "confirm_change"]
     assert len(asked) == 2 and "keep it in step" in asked[-1]
 
+    # Every write can be read again as the diff it was.
+    qtbot.mouseClick(editor.writes_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "+@~/.claude/memory-curator.md" in editor.diff.toPlainText(), timeout=WAIT)
+    assert editor.diff.toPlainText().startswith("== 20")
+
     with qtbot.waitSignal(editor.changed, timeout=WAIT):
         qtbot.mouseClick(editor.undo_button, Qt.MouseButton.LeftButton)
     assert (home / ".claude" / "CLAUDE.md").read_text("utf-8") == PERSONS

@@ -48,6 +48,8 @@ class ClientSendBackend(Protocol):
 
     def set_api_key(self, key: str, value: str) -> list[dict[str, Any]]: ...
 
+    def writes(self, key: str) -> list[tuple[str, str]]: ...
+
 
 class ClientSendEditor(QWidget):
     """One row per client: its switch, where its memory place is, the diff, undo."""
@@ -77,6 +79,9 @@ class ClientSendEditor(QWidget):
         self.diff.setPlaceholderText("The change to the client's file is shown here before anything is written.")
         self.preview_button = QPushButton("Show what would be written")
         self.preview_button.setObjectName("send_preview")
+        self.writes_button = QPushButton("Recent writes")
+        self.writes_button.setObjectName("send_writes")
+        self.writes_button.setToolTip("What the curator wrote to this client, newest first, as diffs")
         self.undo_button = QPushButton("Undo last write")
         self.undo_button.setObjectName("send_undo")
         self.key_button = QPushButton("API key…")
@@ -95,6 +100,7 @@ class ClientSendEditor(QWidget):
         self.diff.setMinimumHeight(60)
         buttons = QHBoxLayout()
         buttons.addWidget(self.preview_button)
+        buttons.addWidget(self.writes_button)
         buttons.addWidget(self.undo_button)
         buttons.addWidget(self.key_button)
         buttons.addStretch(1)
@@ -111,12 +117,13 @@ class ClientSendEditor(QWidget):
         layout.addWidget(self.message)
 
         usable = runner is not None and backend is not None
-        for widget in (self.list, self.preview_button, self.undo_button):
+        for widget in (self.list, self.preview_button, self.writes_button, self.undo_button):
             widget.setEnabled(usable)
         self.list.itemChanged.connect(self._on_list_item_changed)
         self.list.currentItemChanged.connect(self._on_list_current_item_changed)
         self.preview_button.clicked.connect(self._on_preview_button_clicked)
         self.undo_button.clicked.connect(self._on_undo_button_clicked)
+        self.writes_button.clicked.connect(self._on_writes_button_clicked)
         self.key_button.clicked.connect(self._on_key_button_clicked)
         if usable:
             self.reload()
@@ -238,6 +245,20 @@ class ClientSendEditor(QWidget):
         self.diff.setPlainText(plan.diff() or f"{plan.name} is in step: nothing to write.")
         self._say(f"{plan.memories} lines of memory" + (f"; {plan.left_out} approved memories do not fit the size"
                                                           if plan.left_out else "") + ". Nothing was written.")
+
+    def _on_writes_button_clicked(self) -> None:
+        key = self.current_key()
+        if key is None or self._runner is None or self._backend is None:
+            return
+        backend = self._backend
+        self._runner.submit(f"writes {key}", lambda: backend.writes(key), self._show_writes, self._on_failed)
+
+    def _show_writes(self, writes: list[tuple[str, str]]) -> None:
+        if not writes:
+            self.diff.setPlainText("Nothing was written to this client yet.")
+            return
+        self.diff.setPlainText("\n".join(f"== {when}\n{diff}" for when, diff in writes))
+        self._say(f"{len(writes)} latest writes, newest first.")
 
     def _on_key_button_clicked(self) -> None:
         key = self.current_key()

@@ -579,6 +579,9 @@ class ClientSendService:
         self._engine.client_memory.apply(plan)
         return self.rows()
 
+    def writes(self, key: str) -> list[tuple[str, str]]:
+        return self._engine.client_memory.writes(key)
+
     def set_api_key(self, key: str, value: str) -> list[dict[str, Any]]:
         if key != "openwebui":
             raise ValueError(f"{key} takes no API key")

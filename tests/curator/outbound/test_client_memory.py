@@ -96,6 +96,8 @@ def test_claude_code_gets_memory_through_an_import_and_the_persons_text_stays(se
     _stage_and_approve(engine, "The person plays the cello every Tuesday.")
     assert [p.key for p in memory.refresh()] == ["claude-code"]
     assert "cello every Tuesday" in claude_code_reads(claude, home)
+    (_, newest), (_, first) = memory.writes("claude-code")
+    assert "+- The person plays the cello every Tuesday." in newest and "+@~/.claude/memory-curator.md" in first
     engine.review.undo("default")
     memory.refresh()
     assert "cello" not in claude_code_reads(claude, home)
