@@ -10,10 +10,12 @@ checks), and a correction of a fact that is known or waiting for review is alway
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from curator.reflection.languages import Table, detect, tables
 from curator.reflection.narrowing import NARROWING_KEY, ChoiceNarrowing
 from curator.reflection.ports import GenerationDefaults, KnowledgeDoc
 from curator.reflection.schemas import NewFact, SchemaError, load_json_object
@@ -96,23 +98,34 @@ def select(found: Sequence[Statement], cap: int, offer: int,
 def corrected(statement: Statement, existing: Sequence[KnowledgeDoc], people: Sequence[str] = ()) -> str:
     """The text of the known fact a correcting statement replaces ("" when none is clear).
 
-    The fact that shares the most names, places or months with the statement, at least two
-    ("Lisbon", "October"; "Ana", "Porto"); a tie is no clear target. The names of the
-    people talking do not count: "actually, Caroline, ..." corrects nothing about Caroline.
+    The fact that shares the most names, places, months or weekdays with the statement, at
+    least two ("Lisbon", "October"; "Ana", "Porto"; "Jonas", "dienstag"); a tie is no clear
+    target. The names of the people talking do not count: "actually, Caroline, ..." corrects
+    nothing about Caroline. Days and months are read with the statement's language table, so
+    "dienstags" and "Dienstag" are the same day.
     """
     if not statement.corrects or not existing:
         return ""
-    names = statement.names() - {p.casefold() for p in people}
-    scored = sorted(((len(names & names_of(d.text)), d.text) for d in existing), reverse=True)
+    table = tables().get(detect(statement.quote))
+    names = (statement.names() | _days(table, statement.quote)) - {p.casefold() for p in people}
+    scored = sorted(((len(names & (names_of(d.text) | _days(table, d.text))), d.text) for d in existing),
+                    reverse=True)
     if scored[0][0] < MIN_SHARED_NAMES or (len(scored) > 1 and scored[1][0] == scored[0][0]):
         return ""
     return scored[0][1]
 
 
+def _days(table: Table | None, text: str) -> set[str]:
+    """The months and weekdays of ``text`` by ``table`` (the entry's own spelling)."""
+    return table.matched("dates", text) if table is not None else set()
+
+
 def names_of(text: str) -> set[str]:
     """Capitalised words of ``text`` after its first (names, places, months), folded."""
     words = text.split()
-    return {w.strip(".,;:!?'’s").casefold() for i, w in enumerate(words) if i > 0 and w[:1].isupper()}
+    # Punctuation and a possessive come off ("Tom's" -> tom); a name's own final s stays ("Jonas").
+    return {re.sub(r"['’]s$", "", w.strip(".,;:!?\"“”()")).casefold()
+            for i, w in enumerate(words) if i > 0 and w[:1].isupper()}
 
 
 def new_fact(statement: Statement, category: str, how: str) -> NewFact:

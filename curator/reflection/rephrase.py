@@ -112,7 +112,11 @@ def as_memory(text: str, speaker: str) -> str:
                 if contraction:
                     return f"{lead}{_CONTRACTIONS['i' + chr(39) + contraction.lower()]}{space}{word}"
                 return f"{lead}{third_person_verb(word)}"
-            they = "They" if not before.strip() or before.rstrip()[-1] in ".!?" else "they"
+            if not before.strip() or before.rstrip()[-1] in ".!?":
+                # A new sentence opens with the name: each sentence of a memory stands alone.
+                return f"{lead}{name}{space}{third_person_verb(word) if word else ''}" if not contraction \
+                    else f"{lead}{name} {_CONTRACTIONS['i' + chr(39) + contraction.lower()]}{space}{word}"
+            they = "they"
             if contraction:
                 return f"{lead}{they}'{_THEY_CONTRACTIONS[contraction.lower()]}{space}{word}"
             return f"{lead}{they}{space}{_THEY_VERBS.get(word.lower(), word)}"

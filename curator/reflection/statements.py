@@ -366,7 +366,7 @@ def _foreign_statements(turn: IndexedTurn, found: Sequence[tuple[str, Table | No
         rank = _foreign_rank(sentence, table)
         if rank <= 0:
             continue
-        body = table.strip_openers(sentence) if table else sentence
+        body = _peel_label(table.strip_openers(sentence) if table else sentence, table)
         body = body[:1].upper() + body[1:]
         out.append(Statement(turn, sentence, in_their_words(speaker, body), _plain_title(body), rank))
     return out
@@ -396,11 +396,30 @@ def _foreign_rank(sentence: str, table: Table | None) -> float:
     names = 0
     if table.spaced and not table.capital_nouns:
         names = sum(1 for w in body.split()[1:] if w[:1].isupper())
-    score = (table.count("lasting", body) + 0.5 * min(table.count("dates", body) + numbers, 2)
+    # A correction of a day, a date or a number ("nicht mehr dienstags, sondern freitags") is
+    # news about something known, whatever its words: it is weighed like a lasting cue.
+    dated = table.count("dates", body) + numbers
+    fixes = 1.0 if dated and table.count("correction", body) else 0.0
+    score = (table.count("lasting", body) + 0.5 * min(dated, 2) + fixes
              + 0.75 * min(names, 3) - 0.75 * table.count("passing", body))
     if score <= 0:
         return 0.0  # nothing lasting in it: a mood, an opinion, a wish for the moment
     return round(score + (0.25 if own else 0.0), 2)
+
+
+# A label before the news, in any language: "Korrektur: ...", "Corrección: ...", "訂正：...".
+_ANY_LABEL = re.compile(r"^\s*\w+(?:[ -]\w+){0,2}\s*[:：]\s*")
+
+
+def _peel_label(body: str, table: Table | None) -> str:
+    """``body`` without a short label and its colon, when a sentence of its own follows."""
+    match = _ANY_LABEL.match(body)
+    if match is None:
+        return body
+    rest = body[match.end():]
+    spaced = table.spaced if table is not None else True
+    enough = len(rest.split()) >= MIN_WORDS if spaced else sum(ch.isalnum() for ch in rest) >= MIN_UNSPACED_CHARS
+    return rest if enough else body
 
 
 def _plain_title(text: str, limit: int = 56) -> str:

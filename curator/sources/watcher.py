@@ -409,6 +409,12 @@ class Watcher:
             self._pending.pop(key, None)
             self._ingest(source, pending.unit)
             self._last_read[key] = time.monotonic()
+            if pending.immediate and key not in self._pending and adapter.fingerprint(pending.unit) != fingerprint:
+                # Read while it was still being written (a database committing, a line half
+                # flushed): the events of that write may have been spent on this read, so the
+                # unit is read once more, shortly, instead of waiting for the next change.
+                self._pending[key] = _Pending(pending.source_id, pending.unit, now, time.monotonic() + TAIL_GAP,
+                                              None, immediate=True)
             if len(self._last_read) > LAST_READ_KEPT:
                 cutoff = time.monotonic() - debounce
                 self._last_read = {k: t for k, t in self._last_read.items() if t >= cutoff}

@@ -55,6 +55,17 @@ class Table:
                 + sum(joined.count(f" {e[:-1]}" if e.endswith("*") else f" {e} ")
                       for e in entries if " " in e))
 
+    def matched(self, key: str, text: str) -> set[str]:
+        """The entries of list ``key`` found in ``text`` (a prefix entry without its ``*``)."""
+        entries = self.lists.get(key, ())
+        if not self.spaced:
+            folded = text.casefold()
+            return {e.rstrip("*") for e in entries if e.rstrip("*") in folded}
+        words = self.words(text)
+        joined = f" {' '.join(words)} "
+        found = {e.rstrip("*") for e in entries if " " not in e and any(_word_match(w, e) for w in words)}
+        return found | {e.rstrip("*") for e in entries if " " in e and f" {e.rstrip('*')}" in joined}
+
     def has(self, key: str, text: str) -> bool:
         return self.count(key, text) > 0
 

@@ -175,3 +175,32 @@ def test_only_we_is_no_memory_code_cannot_say_who() -> None:
     assert statements([turn(1, "We played games, ate good food, and just hung out together.")]) == []
     [kept] = statements([turn(1, "My husband and I went camping with the kids last weekend.")], person="Mel")
     assert kept.memory.startswith("Mel's husband and Mel went camping")
+
+
+def test_a_foreign_correction_of_a_weekday_is_a_candidate_without_its_label_and_finds_its_fact() -> None:
+    """Issue 19: "Korrektur: ..." was proposed as a plain fact with its label, or not at all."""
+    from curator.reflection.choosing import corrected
+    from curator.reflection.ports import KnowledgeDoc
+
+    fact = "Mein Sohn Jonas hat dienstags Klavierunterricht in der Musikschule."
+    found = statements([turn(9, "Korrektur: Jonas hat nicht mehr dienstags Unterricht, sondern freitags.")],
+                       person="Sam")
+    assert len(found) == 1 and found[0].corrects
+    assert "Korrektur" not in found[0].memory and "Jonas hat nicht mehr dienstags" in found[0].memory
+    known = [KnowledgeDoc("a1", "Sohn", fact), KnowledgeDoc("a2", "Arbeit", "Ich arbeite in Graz.")]
+    assert corrected(found[0], known) == fact  # "Jonas" and the day ("dienstags" is Dienstag) point to it
+
+
+@pytest.mark.parametrize(("label", "rest"), [
+    ("Corrección: ", "Mi hija Lucía ya no juega los martes, sino los jueves."),
+    ("Update: ", "Mijn dochter Eva zwemt niet meer op maandag maar op woensdag."),
+])
+def test_a_label_before_the_news_is_peeled_in_any_language(label: str, rest: str) -> None:
+    found = statements([turn(3, label + rest)], person="Sam")
+    assert found and label.strip(" :") not in found[0].memory and rest[:12] in found[0].memory
+
+
+def test_a_name_ending_in_s_is_the_same_name_on_both_sides() -> None:
+    from curator.reflection.choosing import names_of
+
+    assert names_of("My son Jonas plays piano at Tom's place.") == {"jonas", "tom"}  # was {"jona", "tom"}

@@ -96,14 +96,14 @@ def test_cheering_is_dropped_and_a_fact_is_stated_not_exclaimed() -> None:
 def test_the_name_is_said_once_then_they_with_the_verb_i_takes() -> None:
     """Issue 20: "Maya used to run 10k races before Maya started night shifts" read as a riddle."""
     assert as_memory("I also want to start running again. I used to run 10k races before I started night shifts.",
-                     "Maya") == ("Maya also wants to start running again. They used to run 10k races before they "
+                     "Maya") == ("Maya also wants to start running again. Maya used to run 10k races before they "
                                  "started night shifts.")
     assert as_memory("I work nights and I am tired when I get home.", "Maya") == \
         "Maya works nights and is tired when they get home."
     assert as_memory("I'm a nurse and I've worked nights for years.", "Maya") == \
         "Maya is a nurse and has worked nights for years."
     assert as_memory("I was born in Porto. I wasn't happy there.", "Maya") == \
-        "Maya was born in Porto. They weren't happy there."
+        "Maya was born in Porto. Maya wasn't happy there."  # each sentence opens with the name
 
 
 def test_a_compound_subject_keeps_the_name_and_the_plural_verb() -> None:
