@@ -65,10 +65,8 @@ def is_first_person(text: str) -> bool:
     return _FIRST_PERSON.search(text) is not None
 
 
-# "I" after the name was said, as "they": the verb "I" takes, with these two exceptions.
-_THEY_VERBS = {"am": "are", "was": "were", "wasn't": "weren't", "wasn’t": "weren’t"}
-_THEY_CONTRACTIONS = {"m": "re", "ve": "ve", "ll": "ll", "d": "d"}
-_AND_BEFORE = re.compile(r"\band\s+$", re.IGNORECASE)
+# The verb of a plural subject that "I" is part of ("Ana and I was" is no English either).
+_PLURAL_VERBS = {"was": "were", "wasn't": "weren't", "wasn’t": "weren’t"}
 
 
 def _compound(before: str) -> bool:
@@ -97,34 +95,13 @@ def as_memory(text: str, speaker: str) -> str:
         return text
 
     plural = _OTHERS.search(text) is not None
-    named_subject = [False]
-    single_at: list[int] = []  # where the name alone was made the subject (for "... and studies")
 
     def subject(match: re.Match[str]) -> str:
         lead, contraction, space, word = match.group(1), match.group(2), match.group(3) or "", match.group(4) or ""
         before = text[: match.start()]
-        if named_subject[0] and not plural and not _compound(before):
-            # Said once, the name becomes "they": "Maya used to run 10k races before Maya started
-            # night shifts" read as a riddle (issue 20). "they" takes the verb "I" takes.
-            same_clause_run = (single_at and not re.search(r"[.!?;,]\s", text[single_at[-1]:match.start()]))
-            if same_clause_run and _AND_BEFORE.search(before) and (contraction or word.lower() not in _ADVERBS):
-                # "... and I study" -> "... and studies": the subject is the sentence's own.
-                if contraction:
-                    return f"{lead}{_CONTRACTIONS['i' + chr(39) + contraction.lower()]}{space}{word}"
-                return f"{lead}{third_person_verb(word)}"
-            if not before.strip() or before.rstrip()[-1] in ".!?":
-                # A new sentence opens with the name: each sentence of a memory stands alone.
-                return f"{lead}{name}{space}{third_person_verb(word) if word else ''}" if not contraction \
-                    else f"{lead}{name} {_CONTRACTIONS['i' + chr(39) + contraction.lower()]}{space}{word}"
-            they = "they"
-            if contraction:
-                return f"{lead}{they}'{_THEY_CONTRACTIONS[contraction.lower()]}{space}{word}"
-            return f"{lead}{they}{space}{_THEY_VERBS.get(word.lower(), word)}"
         if not contraction and _compound(before):
-            named_subject[0] = True  # "Ana and Maya go": the plural takes the verb "I" takes
-            return f"{lead}{name}{space}{_THEY_VERBS.get(word.lower(), word)}"
-        named_subject[0] = True
-        single_at.append(match.start())
+            # "Ana and Maya go": a plural subject takes the verb "I" takes ("was" becomes "were").
+            return f"{lead}{name}{space}{_PLURAL_VERBS.get(word.lower(), word)}"
         if contraction:
             return f"{lead}{name} {_CONTRACTIONS['i' + chr(39) + contraction.lower()]}{space}{word}"
         if word.lower() in _ADVERBS:

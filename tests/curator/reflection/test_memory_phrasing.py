@@ -18,7 +18,7 @@ def test_first_person_sentences_become_memories_about_the_speaker() -> None:
     assert as_memory("I work night shifts as a nurse, so my sleep suffers.", "Maya") == \
         "Maya works night shifts as a nurse, so their sleep suffers."
     assert as_memory("I'm allergic to peanuts and I study Portuguese.", "Maya") == \
-        "Maya is allergic to peanuts and studies Portuguese."
+        "Maya is allergic to peanuts and Maya studies Portuguese."
     assert as_memory("I also want to run again.", "Maya") == "Maya also wants to run again."
     assert as_memory("I work nights.", "user") == "I work nights."  # no real name: left alone
     assert not is_first_person(as_memory("My dog Pixel walks with me.", "Maya"))
@@ -93,22 +93,19 @@ def test_cheering_is_dropped_and_a_fact_is_stated_not_exclaimed() -> None:
     assert found.memory == "Maya adopted a border collie called Pixel last spring."
 
 
-def test_the_name_is_said_once_then_they_with_the_verb_i_takes() -> None:
-    """Issue 20: "Maya used to run 10k races before Maya started night shifts" read as a riddle."""
-    assert as_memory("I also want to start running again. I used to run 10k races before I started night shifts.",
-                     "Maya") == ("Maya also wants to start running again. Maya used to run 10k races before they "
-                                 "started night shifts.")
-    assert as_memory("I work nights and I am tired when I get home.", "Maya") == \
-        "Maya works nights and is tired when they get home."
-    assert as_memory("I'm a nurse and I've worked nights for years.", "Maya") == \
-        "Maya is a nurse and has worked nights for years."
-    assert as_memory("I was born in Porto. I wasn't happy there.", "Maya") == \
-        "Maya was born in Porto. Maya wasn't happy there."  # each sentence opens with the name
+def test_every_i_becomes_the_name_a_pronoun_cost_recall() -> None:
+    """Tried on 2026-11-26 and not kept: "they" for a later "I" ("... before they started night
+    shifts") and "and studies" for "and I study". Measured on the first three sessions of five
+    LoCoMo conversations, one run each, side by side: F1 0.506 -> 0.479 (recall 0.421 -> 0.389),
+    the wording figure unchanged (0.61): a memory without the name matches fewer observations."""
+    assert as_memory("I used to run 10k races before I started night shifts.", "Maya") == \
+        "Maya used to run 10k races before Maya started night shifts."
 
 
 def test_a_compound_subject_keeps_the_name_and_the_plural_verb() -> None:
     assert as_memory("Ana and I are going to Lisbon, and I was excited.", "Maya") == \
-        "Ana and Maya are going to Lisbon, and they were excited."
+        "Ana and Maya are going to Lisbon, and Maya was excited."
+    assert as_memory("Tom and I was neighbours.", "Maya") == "Tom and Maya were neighbours."
     assert as_memory("I love hiking, and my sister and I go every summer.", "Maya") == \
         "Maya loves hiking, and their sister and Maya go every summer."
     # Where "they" already means others, the name stays.
