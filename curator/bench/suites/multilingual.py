@@ -14,6 +14,7 @@ is every candidate statement code finds, with no model and no gates.
 
 from __future__ import annotations
 
+import re
 import shutil
 import time
 from dataclasses import dataclass, field
@@ -139,7 +140,9 @@ def reflect_chat(chat: Chat, runtime: Any, work: Path, writer: str = "") -> Chat
         result.seconds = time.perf_counter() - started
     finally:
         engine.close()
-    plain = [(f"{i['title']}. {i['text']}", tuple(i["source_turns"])) for i in items if not i["flagged"]]
+    # "Correction: ..." labels the kind in the queue; it is no claim to judge (as in the LoCoMo scoring).
+    plain = [(f"{re.sub(r'^(?:Correction|Contradiction): ', '', str(i['title']))}. {i['text']}",
+              tuple(i["source_turns"])) for i in items if not i["flagged"]]
     result.pipeline = score_items(chat, plain, index_of, messages)
     result.staged = items
     for planted in chat.planted:
