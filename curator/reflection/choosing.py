@@ -107,17 +107,28 @@ def corrected(statement: Statement, existing: Sequence[KnowledgeDoc], people: Se
     if not statement.corrects or not existing:
         return ""
     table = tables().get(detect(statement.quote))
-    names = (statement.names() | _days(table, statement.quote)) - {p.casefold() for p in people}
-    scored = sorted(((len(names & (names_of(d.text) | _days(table, d.text))), d.text) for d in existing),
+    names = (statement.names() | _keys(table, statement.quote)) - {p.casefold() for p in people}
+    scored = sorted(((len(names & (names_of(d.text) | _keys(table, d.text))), d.text) for d in existing),
                     reverse=True)
     if scored[0][0] < MIN_SHARED_NAMES or (len(scored) > 1 and scored[1][0] == scored[0][0]):
         return ""
     return scored[0][1]
 
 
-def _days(table: Table | None, text: str) -> set[str]:
-    """The months and weekdays of ``text`` by ``table`` (the entry's own spelling)."""
-    return table.matched("dates", text) if table is not None else set()
+def _keys(table: Table | None, text: str) -> set[str]:
+    """What a correction and its fact share besides names, in a language with a table: months
+    and weekdays (the entry's own spelling: "dienstags" is "dienstag"), the lasting cues both
+    name, and, where words are spaced, their longer words ("trabajo", "tardes", "yoga"): in
+    German every noun is capitalised and in Chinese or Japanese nothing is, so names alone
+    rarely tell which fact is corrected."""
+    if table is None:
+        return set()
+    keys = table.matched("dates", text) | table.matched("lasting", text)
+    if table.spaced:
+        plain = set(table.lists.get("stop", ())) | set(table.lists.get("correction", ())) \
+            | set(table.lists.get("negation", ()))
+        keys |= {w for w in table.words(text) if len(w) >= 4 and w not in plain}
+    return keys
 
 
 def names_of(text: str) -> set[str]:

@@ -389,6 +389,8 @@ def _foreign_rank(sentence: str, table: Table | None) -> float:
         return 0.0
     if table.starts("request", body) or table.starts("pointing", body):
         return 0.0  # asks the assistant, or points back to a sentence before it
+    if not table.spaced and _ends_with_request(body, table):
+        return 0.0  # Japanese asks at the end ("…手伝ってください。")
     own, listener = table.count("self", body), table.count("listener", body)
     if listener > own:
         return 0.0  # said to the assistant or about it, not about the speaker's life
@@ -420,6 +422,11 @@ def _peel_label(body: str, table: Table | None) -> str:
     spaced = table.spaced if table is not None else True
     enough = len(rest.split()) >= MIN_WORDS if spaced else sum(ch.isalnum() for ch in rest) >= MIN_UNSPACED_CHARS
     return rest if enough else body
+
+
+def _ends_with_request(body: str, table: Table) -> bool:
+    tail = body.rstrip(" 。.!！?？」』)")
+    return any(tail.endswith(entry) for entry in table.lists.get("request", ()) if len(entry) >= 3)
 
 
 def _plain_title(text: str, limit: int = 56) -> str:

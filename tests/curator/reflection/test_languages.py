@@ -204,3 +204,35 @@ def test_a_name_ending_in_s_is_the_same_name_on_both_sides() -> None:
     from curator.reflection.choosing import names_of
 
     assert names_of("My son Jonas plays piano at Tom's place.") == {"jonas", "tom"}  # was {"jona", "tom"}
+
+
+def test_a_correction_finds_its_fact_by_shared_words_where_names_cannot_tell() -> None:
+    """Held-out chats of 2026-11-26: a Spanish, an Italian and a Japanese correction without a
+    name in common with their fact find it by the days, parts of the day and longer words both hold."""
+    from curator.reflection.choosing import corrected
+    from curator.reflection.ports import KnowledgeDoc
+
+    cases = [
+        ("Corrección: ya no trabajo por las tardes, sino por las mañanas.",
+         "Soy profesora de música en un instituto de Valencia y trabajo por las tardes."),
+        ("Anzi, lo yoga adesso lo faccio la domenica, non il sabato.",
+         "Il sabato mattina faccio sempre yoga in palestra."),
+        ("訂正：娘のピアノは水曜日ではなく金曜日です。", "娘は毎週水曜日にピアノを習っています。"),
+    ]
+    for correction, fact in cases:
+        [found] = statements([turn(7, correction)], person="Sam")
+        assert found.corrects, correction
+        known = [KnowledgeDoc("a", "t", fact), KnowledgeDoc("b", "t", "Ho due gatti, Nuvola e Pepe.")]
+        assert corrected(found, known) == fact, correction
+
+
+def test_the_corrected_spanish_fact_keeps_everything_but_the_part_of_the_day() -> None:
+    from curator.reflection.corrected import corrected_text
+
+    assert corrected_text("Soy profesora de música en Valencia y trabajo por las tardes.",
+                          "Ya no trabajo por las tardes, sino por las mañanas.") == \
+        "Soy profesora de música en Valencia y trabajo por las mañanas."
+
+
+def test_a_japanese_request_at_the_end_is_no_memory() -> None:
+    assert statements([turn(1, "今週の予定を手伝ってください。")], person="Sam") == []
