@@ -6,6 +6,10 @@ at the end reverse it exactly.
 
 from __future__ import annotations
 
+import difflib
+import re
+from typing import Any
+
 from curator.clock import Clock, iso_utc
 from curator.review.action_log import ActionLog
 from curator.review.file_ops import Steps, UndoableFiles
@@ -59,6 +63,7 @@ class Applier:
             "corrected_by": doc.id,
             "corrected_at": iso_utc(self.clock.now()),
             "superseded": superseded(target, target.body),
+            **swapped_labels(target, target.body, new_text),
             **demotion_meta(target, self.clock.now(), f"corrected by {doc.id}"),
         })
         self.files.trash(user_id, doc, f"correction applied to {target.id}", steps)
@@ -86,6 +91,7 @@ class Applier:
         target.meta["source_turns"] = sorted(set(target.source_turns) | set(doc.source_turns))
         target.meta["corrected_by"] = doc.id
         target.meta["superseded"] = superseded(target, target.body)
+        target.meta.update(swapped_labels(target, target.body, new_text))
         steps: Steps = []
         rel = self.files.move_to_knowledge(user_id, target, "corrected", new_text, steps)
         self.files.trash(user_id, doc, f"correction applied to {target_id}", steps)
@@ -165,6 +171,34 @@ class Applier:
             files.reject_text(user_id, doc, "contradiction resolved: kept neither", steps)
             files.trash(user_id, doc, "contradiction resolved: kept neither", steps)
         return paths
+
+
+def swapped_labels(target: Document, old_text: str, new_text: str) -> dict[str, Any]:
+    """The title and keywords with the value a correction swapped ("dienstags" -> "freitags").
+
+    A correction that changes one word of the memory leaves its title and keywords naming the
+    superseded value; they follow the body. Any other change leaves them to the person.
+    """
+    old_words, new_words = _TOKEN.findall(old_text), _TOKEN.findall(new_text)
+    changes = [op for op in difflib.SequenceMatcher(a=old_words, b=new_words, autojunk=False).get_opcodes()
+               if op[0] != "equal"]
+    if len(changes) != 1 or changes[0][0] != "replace":
+        return {}
+    _, i1, i2, j1, j2 = changes[0]
+    if i2 - i1 != 1 or j2 - j1 != 1:
+        return {}
+    gone, new = old_words[i1], new_words[j1]
+    pattern = re.compile(rf"(?<![^\W_]){re.escape(gone)}(?![^\W_])", re.IGNORECASE)
+    out: dict[str, Any] = {}
+    if pattern.search(target.title):
+        out["title"] = pattern.sub(new, target.title)
+    keywords = [new.casefold() if k.casefold() == gone.casefold() else k for k in target.keywords]
+    if keywords != target.keywords:
+        out["keywords"] = keywords
+    return out
+
+
+_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 
 
 def superseded(target: Document, old_text: str) -> list[str]:
