@@ -58,6 +58,10 @@ def cmd_send(args: argparse.Namespace) -> int:
             if not text.strip():
                 raise CliError("no API key in what was given")
             memory.set_api_key(text)
+            if not (args.on or args.off or args.undo):
+                emit(args, {"client": key, "api_key": "kept"},
+                     f"{NAMES[key]}'s API key is kept in the vault ({memory.api_key_file}, readable by you only).")
+                return 0
         if key not in NAMES:
             if key in NOT_WRITTEN:
                 raise CliError(NOT_WRITTEN[key][1] + ".")
