@@ -130,8 +130,8 @@ class Engine:
             # writer's index, and its next tick sees them.
             self.client_sender: Refresher | None = Refresher(self.client_memory) if writer else None
             if self.client_sender is not None:
-                self._unsubscribe_sender = self.bus.subscribe(lambda event: self.client_sender.poke()
-                                                              if self.client_sender else None, "review.")
+                self.bus.subscribe(lambda event: self.client_sender.poke() if self.client_sender else None,
+                                   "review.")
             self._last_document_sync = self.clock.now()
             self._last_lifecycle = float("-inf")
             if writer:

@@ -134,9 +134,10 @@ class ClaudeCodePlace(Place):
         has_line = any(existing.strip() == line for existing in lines)
         if digest is None:
             kept = [existing for existing in lines if existing.strip() != line]
-            # A CLAUDE.md holding nothing but the curator's line was the curator's to create.
-            new_claude: str | None = claude if not has_line else ("\n".join(kept).rstrip("\n") + "\n"
-                                                                  if any(k.strip() for k in kept) else None)
+            new_claude: str | None = claude
+            if has_line:
+                # A CLAUDE.md holding nothing but the curator's line was the curator's to create.
+                new_claude = "\n".join(kept).rstrip("\n") + "\n" if any(k.strip() for k in kept) else None
             return {self.own_file: None, self.claude_md: new_claude}
         new_own = self.HEADER + "\n\n" + memory_markdown(digest)
         if has_line:

@@ -322,7 +322,7 @@ class ClientMemory:
 
     # ---- keeping in step
 
-    def refresh(self, *, force: bool = False) -> list[Plan]:
+    def refresh(self) -> list[Plan]:
         """Bring every switched-on client in step if what it would get changed; the plans written or failed."""
         keys = self.enabled()
         if not keys:
@@ -331,7 +331,7 @@ class ClientMemory:
         done: list[Plan] = []
         digest: Digest | None = None
         for key in keys:
-            if not force and self._sent.get(key) == state and key not in self.problems:
+            if self._sent.get(key) == state and key not in self.problems:
                 continue
             digest = digest or self.digest()
             plan = self.plan(key, digest=digest)
@@ -346,9 +346,10 @@ class ClientMemory:
                 done.append(plan)
                 continue
             self._sent[key] = state
-            if self.problems.pop(key, None) is not None or plan.changes:
+            # A plan of records (Open WebUI) has no file changes: "nothing to do" covers both kinds.
+            if self.problems.pop(key, None) is not None or not plan.nothing_to_do:
                 self.emit("client.sent", message=f"{plan.name}: memory sent ({plan.memories} lines)")
-            if plan.changes:
+            if not plan.nothing_to_do:
                 done.append(plan)
         return done
 

@@ -170,8 +170,8 @@ def test_refresh_sends_when_switched_on_and_reports_a_stopped_client_once(engine
     messages: list[str] = []
     engine.bus.subscribe(lambda e: messages.append(f"{e.kind}: {e.data.get('message')}"), "client.")
     engine.update_settings({"send.openwebui": True})
-    memory.refresh()
-    assert len(webui.memories) == 2
+    assert [p.key for p in memory.refresh()] == ["openwebui"]  # records written count as a write
+    assert len(webui.memories) == 2 and messages[-1].startswith("client.sent: Open WebUI")
     engine.update_settings({"send.openwebui_url": "http://127.0.0.1:9"})
     memory.refresh()
     memory.refresh()
