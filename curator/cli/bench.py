@@ -40,7 +40,7 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--sessions", type=int, metavar="N",
                    help="reflection-quality: reflect only the first N sessions of each conversation "
                         "(default: all; --quick 2), e.g. to try a slow model")
-    p.add_argument("--writer", choices=("auto", "model", "choose"),
+    p.add_argument("--writer", choices=("auto", "model", "choose", "reword"),
                    help="reflection-quality: who words the memories (the reflection.writer setting; default auto)")
     p.add_argument("--keep", metavar="DIR", help="work in DIR and keep the vaults and corpora made there")
     p.set_defaults(handler=cmd_bench)

@@ -38,6 +38,7 @@ from curator.reflection.choosing import (
     CHOOSER_DEFAULTS,
     CHOOSER_PROMPT,
     CHOSEN,
+    FINDS,
     WRITERS,
     new_fact,
     select,
@@ -71,6 +72,7 @@ from curator.reflection.ports import (
     TurnSource,
 )
 from curator.reflection.rephrase import as_memory, is_first_person
+from curator.reflection.rewording import worded
 from curator.reflection.schemas import (
     BATCH_SCHEMA,
     BatchOutput,
@@ -120,8 +122,9 @@ class BatchReflector:
         confirm_contradictions: bool = False,
         writer: str = "model",
     ) -> None:
-        """``writer``: "model" (the model writes each item) or "choose" (it chooses among the
-        person's own statements, worded by code: for models too small to write grounded text)."""
+        """``writer``: "model" (the model writes each item), "choose" (it chooses among the
+        person's own statements, worded by code: for models too small to write grounded text)
+        or "reword" (it chooses among them and words each, checked: for capable models)."""
         if writer not in WRITERS:
             raise ValueError(f"writer must be one of {WRITERS}, not {writer!r}")
         self.writer = writer
@@ -181,7 +184,7 @@ class BatchReflector:
         knowledge = self.knowledge.search(user_id, " ".join(top_keywords(batch.turns)), limit=KNOWLEDGE_LIMIT)
         part = list(zip(batch.turns, batch.blocks, strict=True))
         record["writer"] = self.writer
-        if self.writer == "choose":
+        if self.writer in FINDS:
             output = self._choose(batch.turns, record, result)
         else:
             output = self._reflect(part, knowledge, record, result)
@@ -203,7 +206,7 @@ class BatchReflector:
     def _judge(self, output: BatchOutput, turns: Sequence[IndexedTurn], user_id: str,
                result: BatchResult) -> list[Proposal]:
         """Caps, then the gate chain per item (with a re-cited turn as the one second chance)."""
-        rejections = [Rejection(f"{r.section}: {r.item}", "schema", r.reason) for r in output.rejected]
+        rejections = [Rejection(f"{r.section}: {r.item}", r.gate, r.reason) for r in output.rejected]
         rejections.extend(apply_caps(output))
         passing: list[Proposal] = []
         threshold = float(setting(self.settings, "gates.keyword_support") or DEFAULT_KEYWORD_SUPPORT)
@@ -273,7 +276,8 @@ class BatchReflector:
 
     def _choose(self, turns: Sequence[IndexedTurn], record: dict[str, Any],
                 result: BatchResult) -> BatchOutput | None:
-        """The model chooses among the person's statements; code words the memories.
+        """The model chooses among the person's statements; code words the memories (with
+        writer "reword" the model words each chosen one, checked: curator.reflection.rewording).
 
         Instruction-like statements are never offered as a choice: each is staged on its own,
         flagged by the untrusted-output checks, so the person sees it and decides. They take
@@ -296,13 +300,17 @@ class BatchReflector:
         record["prompt_version"] = reply.prompt_version
         record["finish_reason"] = reply.finish_reason
         try:
-            chosen = menu.read(reply.text)
+            picked = menu.read(reply.text)
         except SchemaError as exc:
             record["raw_response"] = str(reply.text)[:RAW_LOG_LIMIT]
             result.error = record["error"] = f"unparsable model output: {exc}"
             return None
-        record["chosen"] = [s.turn.number for s, _c in chosen]
-        out.new_facts.extend(new_fact(s, category, CHOSEN) for s, category in chosen)
+        if self.writer == "reword":
+            chosen, out.rejected = worded(self.model, picked)
+        else:
+            chosen = [(s, category, "code") for s, category in picked]
+        record["chosen"] = [s.turn.number for s, _c, _by in chosen]
+        out.new_facts.extend(new_fact(s, category, CHOSEN, by) for s, category, by in chosen)
         return out
 
     def _halves(self, part: list[tuple[IndexedTurn, str]], knowledge: Sequence[KnowledgeDoc],

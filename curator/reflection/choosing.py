@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from curator.reflection.corrected import corrected_text
 from curator.reflection.languages import Table, detect, tables
 from curator.reflection.narrowing import NARROWING_KEY, ChoiceNarrowing
 from curator.reflection.ports import GenerationDefaults, KnowledgeDoc
@@ -23,7 +24,8 @@ from curator.reflection.statements import Statement
 
 CHOOSER_PROMPT = "batch_chooser"
 CHOOSER_DEFAULTS = GenerationDefaults(temperature=0.2, max_tokens=320)
-WRITERS = ("model", "choose")
+WRITERS = ("model", "choose", "reword")
+FINDS = ("choose", "reword")  # writers for which code finds the candidates (and swaps a correction's value)
 CATEGORIES = ("Facts", "Patterns", "Concepts")
 BATCH_OFFER = 5  # statements a batch offers, best ranked first
 OFFER_PER_FACT = 2  # statements a micro-reflection offers per fact it may keep
@@ -88,11 +90,41 @@ def select(found: Sequence[Statement], cap: int, offer: int,
     """
     planted = [s for s in found if s.instruction][:cap]
     people = sorted({s.turn.speaker for s in found if s.turn.speaker})
+    found = folded_corrections(found, existing, people)
     fixes = [s for s in found if not s.instruction and corrected(s, existing, people)][:max(0, cap - len(planted))]
     preset = [(s, PLANTED) for s in planted] + [(s, FOUND_CORRECTION) for s in fixes]
     room = cap - len(preset)
     offered = tuple(s for s in found if not s.instruction and s not in fixes)[:offer]
     return Selection(tuple(preset), Menu(offered, room) if offered and room > 0 else None)
+
+
+def folded_corrections(found: Sequence[Statement], existing: Sequence[KnowledgeDoc],
+                       people: Sequence[str]) -> list[Statement]:
+    """``found`` with each correction of an earlier statement of the same chat folded into it.
+
+    "Lavoro il martedì ... Anzi, il giovedì, non il martedì" in one chat is one memory, the
+    fact as corrected, citing both turns; two (the old value and its correction, unlinked)
+    would ask the person to approve a fact the chat itself takes back. A correction of a
+    known or staged fact is left alone: it becomes a correction of that fact.
+    """
+    out = list(found)
+    for fix in found:
+        if not fix.corrects or fix.instruction or corrected(fix, existing, people):
+            continue
+        earlier = [s for s in out if not s.corrects and not s.instruction and s.turn.number < fix.turn.number]
+        target = corrected(fix, [KnowledgeDoc(str(i), s.title, s.memory) for i, s in enumerate(earlier)], people)
+        if not target:
+            continue
+        fact = next(s for s in earlier if s.memory == target)
+        memory = corrected_text(fact.memory, fix.memory)
+        title = fix.title
+        if memory != fix.memory.strip():  # one value swapped: the fact's own title, swapped too
+            swapped = corrected_text(fact.title, fix.memory)
+            title = fact.title if swapped == fix.memory.strip() else swapped
+        out[out.index(fact)] = replace(fact, turn=fix.turn, quote=fix.quote, memory=memory, title=title,
+                                       earlier=fact)
+        out.remove(fix)
+    return out
 
 
 def corrected(statement: Statement, existing: Sequence[KnowledgeDoc], people: Sequence[str] = ()) -> str:
@@ -124,11 +156,16 @@ def _keys(table: Table | None, text: str) -> set[str]:
     if table is None:
         return set()
     keys = table.matched("dates", text) | table.matched("lasting", text)
+    if not table.spaced:  # Chinese, Japanese: runs of Han or katakana ("図書館", "ピアノ") are its nouns
+        keys |= set(_NOUN_RUN.findall(text))
     if table.spaced:
         plain = set(table.lists.get("stop", ())) | set(table.lists.get("correction", ())) \
             | set(table.lists.get("negation", ()))
         keys |= {w for w in table.words(text) if len(w) >= 4 and w not in plain}
     return keys
+
+
+_NOUN_RUN = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]{2,}|[\u30a1-\u30fa\u30fc]{2,}")
 
 
 def names_of(text: str) -> set[str]:
@@ -139,8 +176,11 @@ def names_of(text: str) -> set[str]:
             for i, w in enumerate(words) if i > 0 and w[:1].isupper()}
 
 
-def new_fact(statement: Statement, category: str, how: str) -> NewFact:
-    """A batch item for ``statement``: code's wording, the turn's own words as evidence."""
+def new_fact(statement: Statement, category: str, how: str, by: str = "code") -> NewFact:
+    """A batch item for ``statement`` (worded ``by`` code or the model), the turn's own words as evidence."""
     turn = statement.turn.number
-    return NewFact(title=statement.title, content=statement.memory, source_turns=[turn], related_existing=[],
-                   category=category, notes=[f"{how}; worded by code"], evidence=[(turn, statement.quote)])
+    cited = [(turn, statement.quote)]
+    if statement.earlier is not None:  # a fact corrected in the same chat rests on both turns
+        cited.insert(0, (statement.earlier.turn.number, statement.earlier.quote))
+    return NewFact(title=statement.title, content=statement.memory, source_turns=[t for t, _q in cited],
+                   related_existing=[], category=category, notes=[f"{how}; worded by {by}"], evidence=cited)

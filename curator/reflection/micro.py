@@ -27,6 +27,7 @@ from curator.reflection.choosing import (
     CHOOSER_DEFAULTS,
     CHOOSER_PROMPT,
     CHOSEN,
+    FINDS,
     OFFER_PER_FACT,
     corrected,
     select,
@@ -56,8 +57,10 @@ from curator.reflection.ports import (
     ModelReply,
 )
 from curator.reflection.rephrase import as_memory, is_first_person
+from curator.reflection.rewording import worded
 from curator.reflection.schemas import (
     MICRO_SCHEMA,
+    ItemRejection,
     MicroFact,
     MicroOutput,
     SchemaError,
@@ -247,7 +250,7 @@ class MicroReflector:
         confirm_contradictions: bool = False,
         writer: str = "model",
     ) -> None:
-        """``writer``: "model" or "choose" (see :class:`~curator.reflection.batch.BatchReflector`)."""
+        """``writer``: "model", "choose" or "reword" (see :class:`~curator.reflection.batch.BatchReflector`)."""
         self.writer = writer
         self.paths = paths
         self.store = store
@@ -313,7 +316,7 @@ class MicroReflector:
                 [q for e in excerpt.entries if not e.is_bot for q in quote_options(e.content)],
                 authors, [" ".join(d.text.split())[:300] for d in existing]),
         }
-        if self.writer == "choose":
+        if self.writer in FINDS:
             # Facts staged from earlier in the chat can be corrected before anyone reviewed them.
             existing += self._staged_facts(user_id)
             asked = self._choose(excerpt, max_facts, existing)
@@ -324,7 +327,7 @@ class MicroReflector:
         reply, output = asked
 
         result = MicroResult("completed")
-        result.rejections = [Rejection(f"facts: {r.item}", "schema", r.reason) for r in output.rejected]
+        result.rejections = [Rejection(f"facts: {r.item}", r.gate, r.reason) for r in output.rejected]
         result.facts_proposed = len(output.facts) + len(output.rejected)
         for extra in output.facts[max_facts:]:
             result.rejections.append(
@@ -353,7 +356,7 @@ class MicroReflector:
         if fact.subject == "author" and speaker and is_first_person(fact.fact):
             # A copied "I ..." sentence reads as a memory about its author; gates judge the result.
             fact.fact = as_memory(fact.fact, speaker)
-        title = title_of(fact.fact, speaker) if self.writer == "choose" else elide(fact.fact, 80)
+        title = title_of(fact.fact, speaker) if self.writer in FINDS else elide(fact.fact, 80)
         item = Proposal("fact", "facts", title, fact.fact, "Facts", notes=list(fact.notes))
         # A small model repeats itself: the same fact twice in one reply is one proposal.
         # Two facts resting on the same quote are one item too.
@@ -435,7 +438,7 @@ class MicroReflector:
             item.kind, item.section, item.category = "correction", "facts", "Corrections"
             item.title = f"Correction: {short(target.title, 60)}"
             new_text = fact.fact
-            if self.writer == "choose":
+            if self.writer in FINDS:
                 # Code cannot merge two sentences, but it can swap the one value a correction
                 # denies ("September, not October"); else the correction replaces the old text.
                 # Either way the superseded value is gone; both texts' turns are cited.
@@ -504,8 +507,9 @@ class MicroReflector:
         turns = [e.turn for e in excerpt.entries if e.turn is not None and not e.is_bot]
         found = [s for s in statements(turns) if normalise_quote(s.quote) in in_excerpt]
         selection = select(found, max_facts, OFFER_PER_FACT * max_facts, existing)
-        picked = list(selection.preset)
+        picked = [(s, how, "code") for s, how in selection.preset]
         reply = ModelReply("", model=self.model.model_name)
+        not_worded: list[ItemRejection] = []
         if selection.menu is not None:
             try:
                 reply = self.model.call(CHOOSER_PROMPT, selection.menu.variables(), None, CHOOSER_DEFAULTS)
@@ -514,15 +518,20 @@ class MicroReflector:
             except Exception as exc:
                 return MicroResult("aborted", error=f"model call failed: {type(exc).__name__}: {exc}")
             try:
-                picked += [(s, CHOSEN) for s, _category in selection.menu.read(reply.text)]
+                chosen = selection.menu.read(reply.text)
             except SchemaError as exc:
                 return MicroResult("aborted", error=f"unparsable model output: {exc}",
                                    raw_response=str(reply.text)[:100_000])
+            if self.writer == "reword":
+                kept, not_worded = worded(self.model, chosen)
+                picked += [(s, CHOSEN, by) for s, _category, by in kept]
+            else:
+                picked += [(s, CHOSEN, "code") for s, _category in chosen]
         people = sorted({s.turn.speaker for s in found if s.turn.speaker})
         facts = [MicroFact("author", s.turn.speaker, s.memory, "other", 0.75, s.quote,
                            corrected(s, existing, people),
-                           [f"{how}; worded by code"]) for s, how in picked]
-        return reply, MicroOutput(facts=facts)
+                           [f"{how}; worded by {by}"]) for s, how, by in picked]
+        return reply, MicroOutput(facts=facts, rejected=not_worded)
 
     @staticmethod
     def _superseded(text: str, existing: Sequence[KnowledgeDoc]) -> KnowledgeDoc | None:

@@ -158,6 +158,7 @@ class ItemRejection:
     section: str
     item: str
     reason: str
+    gate: str = "schema"  # what dropped it: the parser, or a check of the model's wording
 
 
 @dataclass

@@ -248,7 +248,7 @@ class ReflectionService:
         0.750 on the demo, 377 s a session; the same model choosing: 0.508 and 0.966 in 45 s.
         """
         chosen = str(self.parts.settings["reflection.writer"])
-        return "model" if chosen == "model" else "choose"
+        return chosen if chosen in ("model", "reword") else "choose"
 
     def _micro(self) -> MicroReflector:
         return MicroReflector(self.parts.paths, self.parts.store, self.knowledge, self.model,

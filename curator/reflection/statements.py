@@ -103,6 +103,7 @@ class Statement:
     title: str
     rank: float
     instruction: bool = False  # reads like an instruction to the assistant: flag, never a plain memory
+    earlier: Statement | None = None  # the statement of the same chat this one corrects, folded in
 
     @property
     def corrects(self) -> bool:

@@ -23,7 +23,7 @@ from curator.clock import Clock, SystemClock, iso_utc
 from curator.events import EventBus
 from curator.index.text import content_words
 from curator.reflection.batch_records import render_turn, setting
-from curator.reflection.choosing import CHOOSER_DEFAULTS, CHOOSER_PROMPT, select
+from curator.reflection.choosing import CHOOSER_DEFAULTS, CHOOSER_PROMPT, FINDS, select
 from curator.reflection.gates.chain import check_item, unsupported_words
 from curator.reflection.gates.untrusted import instruction_reasons, scan
 from curator.reflection.ports import (
@@ -309,7 +309,7 @@ class SummaryWriter:
         usable = [t for t in turns if t.status != "removed" and isinstance(t.text, str)]
         if not usable:
             return SummaryResult("skipped", error="no turns to summarise")
-        if self.writer == "choose":
+        if self.writer in FINDS:
             return self._chosen(user_id, usable, instruction, trigger)
         blocks = [render_turn(t) for t in usable]
         try:

@@ -284,7 +284,7 @@ OPTIONS: tuple[Option, ...] = (
         "statements, retold with their name), or the model itself (it may join several turns, "
         "but writes less that is true). auto: code, for every model; measured better with the "
         "135M default and with a 1.5B alike.",
-        choices=("auto", "model", "choose"),
+        choices=("auto", "model", "choose", "reword"),
         group="reflection",
     ),
     _opt(

@@ -169,11 +169,14 @@ def detect(text: str) -> str:
     english = sum(1 for w in words if w in _ENGLISH_STOP)
     if english:
         best, score = "en", english
+    # English has no accented letters: on a tie with English, one of them tips it
+    # ("Lavoro come bibliotecaria in centro ogni martedì": "in" is both languages' stop word).
+    accented = any(ord(ch) > 0x7f for w in words for ch in w)
     for code, table in tables().items():
         if not table.spaced:
             continue
         hits = sum(1 for w in words if w in table.lists["stop"])
-        if hits > score:
+        if hits > score or (hits and hits == score and best == "en" and accented):
             best, score = code, hits
     return best
 

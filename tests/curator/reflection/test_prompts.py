@@ -16,8 +16,9 @@ from curator.reflection.prompts import (
     read_prompt_file,
 )
 
-JOBS = ["batch_chooser", "batch_reflector", "context_summary", "contradiction_check", "cycle_consolidate", "cycle_meta",
-        "cycle_rewrite", "cycle_summary", "cycle_survey", "micro_reflection"]
+JOBS = ["batch_chooser", "batch_reflector", "batch_reworder", "context_summary", "contradiction_check",
+        "cycle_consolidate", "cycle_meta", "cycle_rewrite", "cycle_summary", "cycle_survey", "memory_check",
+        "micro_reflection"]
 
 MICRO_VALUES = {
     "trigger": "the conversation went quiet",

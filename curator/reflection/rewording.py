@@ -1,0 +1,194 @@
+"""A capable model words the memories code found (``reflection.writer`` = reword).
+
+Code still finds the candidates (:mod:`curator.reflection.statements`): the person's own
+sentences, ranked, with planted instructions and corrections kept apart. A model of about a
+billion parameters or more then chooses among them and writes each chosen one as a short
+third-person sentence in the chat's own language (prompt ``batch_reworder``, one short call
+per chosen statement, after the usual choosing call), which code's retelling cannot do for
+German or Japanese, and which drops the chatter a copied sentence keeps ("There were so many
+great bands! If Dave had to pick a favorite, it would definitely be Aerosmith." -> "Dave's
+favorite band is Aerosmith."). Asked for all of them in one JSON reply, a 1.5B copied code's
+retelling word for word; asked one at a time in plain text, it shortens.
+
+The model's words are not trusted. Each must pass, before it replaces code's wording:
+
+- code's checks, which rest on no English word overlap: every number in the memory is in
+  the person's sentence, and so is every name (a capitalised word that does not open a
+  sentence, in a language that does not capitalise its nouns), the speaker's own name
+  aside; it is in the sentence's language; no first person is left; one statement, not a
+  question, no exclamation, not too long;
+- the model's own answer, under a grammar, to "does this sentence say this?" (prompt
+  ``memory_check``).
+
+A wording that fails keeps code's wording of the same statement, so the person loses no
+memory to a bad rewrite; the failure is a rejection like any other, with its reason, in the
+batch log and the status pane. A model that answers NONE (nothing lasting in it) drops the
+statement: it chose it a moment before from a list, and looking at it alone it found no fact.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from curator.reflection.languages import detect, tables
+from curator.reflection.ports import GenerationDefaults, ModelCancelled, ModelClient
+from curator.reflection.rephrase import is_first_person
+from curator.reflection.schemas import ItemRejection, SchemaError, load_json_object
+from curator.reflection.statements import Statement, title_of
+
+REWORD_PROMPT = "batch_reworder"
+REWORD_DEFAULTS = GenerationDefaults(temperature=0.0, max_tokens=60)
+CHECK_PROMPT = "memory_check"
+CHECK_DEFAULTS = GenerationDefaults(temperature=0.0, max_tokens=12)
+MAX_CHARS = 220
+MAX_WORDS = 30
+GATE = "wording"
+NOTHING = "NONE"
+
+_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+_NAME = re.compile(r"[^\W\d_][\w'’-]*", re.UNICODE)
+_SENTENCE_END = re.compile(r"[.!?。！？]+\s*")
+_WE = re.compile(r"\b(?:we|we['’](?:ll|re|ve|d)|us|our|ours|ourselves)\b", re.IGNORECASE)
+_ENGLISH_NAMES = {"de": "German", "fr": "French", "es": "Spanish", "it": "Italian", "pt": "Portuguese",
+                  "nl": "Dutch", "pl": "Polish", "ru": "Russian", "tr": "Turkish", "zh": "Chinese",
+                  "ja": "Japanese"}
+
+
+def said(statement: Statement) -> str:
+    """What the model words from: code's retelling, already about the person by name (shown
+    "my sister Ana lives in Porto", a 1.5B gave Porto to the person); where code cannot retell,
+    that is the person's own words with their name ('Alex said: "..."')."""
+    return statement.memory
+
+
+def wording_variables(statement: Statement) -> dict[str, Any]:
+    language = detect(statement.quote)
+    table = tables().get(language)
+    name = _ENGLISH_NAMES.get(language) or (table.name if table is not None else "")
+    return {"said": said(statement), "language": f"Write the note in {name}." if name else ""}
+
+
+def first_line(raw: str) -> str:
+    """The memory in a plain-text reply: its first non-empty line, without quotes or an arrow."""
+    for line in str(raw).splitlines():
+        line = line.strip().lstrip("->").strip().strip('"“”„«»').strip()
+        if line:
+            return " ".join(line.split())
+    return ""
+
+
+def problems(statement: Statement, memory: str) -> list[str]:
+    """Why code will not let ``memory`` stand for ``statement`` (empty: it may)."""
+    if not memory:
+        return ["no words"]
+    found: list[str] = []
+    source = f"{statement.quote} {statement.memory} {statement.turn.speaker}"
+    numbers = set(_NUMBER.findall(source))
+    extra = [n for n in _NUMBER.findall(memory) if n not in numbers]
+    if extra:
+        found.append(f"number {extra[0]} is not in the turn")
+    unknown = _new_names(memory, source)
+    if unknown:
+        found.append(f"name {unknown[0]!r} is not in the turn")
+    language, theirs = detect(memory), detect(statement.quote)
+    if theirs not in ("", "en") and language != theirs:
+        found.append("not in the language of the chat")
+    table = tables().get(language)
+    if is_first_person(memory) or _WE.search(memory) or (table is not None and table.count("self", memory) > 0):
+        found.append("keeps the first person")
+    if memory.rstrip().endswith(("?", "？")):
+        found.append("asks")
+    if "!" in memory or "！" in memory:
+        found.append("exclaims")
+    if len([s for s in _SENTENCE_END.split(memory) if s.strip()]) > 2 or len(memory.split()) > MAX_WORDS \
+            or len(memory) > MAX_CHARS:
+        found.append("too long for one memory")
+    return found
+
+
+def _new_names(memory: str, source: str) -> list[str]:
+    """Capitalised words of ``memory`` that open no sentence and are not in ``source``.
+
+    Where every noun is capitalised (German) or nothing is (Chinese, Japanese), a capital
+    tells nothing, and only numbers are compared. A name may be inflected ("Lisboa",
+    "Lisboas"), so a shared opening of five letters counts as the same name.
+    """
+    table = tables().get(detect(memory))
+    if table is not None and (table.capital_nouns or not table.spaced):
+        return []
+    known = [w.casefold() for w in _NAME.findall(source)]
+    out: list[str] = []
+    for sentence in _SENTENCE_END.split(memory):
+        for word in _NAME.findall(sentence)[1:]:
+            if not word[:1].isupper():
+                continue
+            folded = re.sub(r"['’]s$", "", word.casefold())
+            stem = folded[:5]
+            if not any(k == folded or (len(stem) >= 4 and k.startswith(stem)) for k in known):
+                out.append(word)
+    return out
+
+
+def _ask(model: ModelClient, prompt: str, variables: dict[str, Any], defaults: GenerationDefaults) -> str | None:
+    try:
+        return model.call(prompt, variables, None, defaults).text
+    except ModelCancelled:
+        raise
+    except Exception:  # no wording or no second opinion: code's wording is the safe side
+        return None
+
+
+def confirmed(model: ModelClient, statement: Statement, memory: str) -> str:
+    """"" when the model answers that the person's words say ``memory``; else why not."""
+    raw = _ask(model, CHECK_PROMPT, {"said": said(statement), "memory": memory}, CHECK_DEFAULTS)
+    if raw is None:
+        return "the check could not run"
+    try:
+        answer = load_json_object(raw).get("answer")
+    except SchemaError:
+        return "the check gave no answer"
+    return "" if answer == "yes" else "the model found the turn does not say it"
+
+
+def worded(model: ModelClient, chosen: Sequence[tuple[Statement, str]]
+           ) -> tuple[list[tuple[Statement, str, str]], list[ItemRejection]]:
+    """Each chosen (statement, category) with the model's memory where it stands, else code's.
+
+    Returns (statement, category, who worded it: "the model" or "code") for each statement
+    kept, its ``memory`` and ``title`` replaced where the model's words stand, and a rejection
+    for every wording that did not stand. All wordings are asked first, then all checks: each
+    kind of call shares its prompt's opening, which the runtime then evaluates once.
+    """
+    drafts = []
+    for statement, category in chosen:
+        raw = _ask(model, REWORD_PROMPT, wording_variables(statement), REWORD_DEFAULTS)
+        drafts.append((statement, category, first_line(raw) if raw is not None else ""))
+    kept: list[tuple[Statement, str, str]] = []
+    rejected: list[ItemRejection] = []
+    pending: list[tuple[Statement, str, str]] = []
+    for statement, category, memory in drafts:
+        if memory.rstrip(".").upper() == NOTHING:
+            rejected.append(ItemRejection("facts", statement.memory[:70],
+                                          "the model found nothing lasting in it when wording it", gate=GATE))
+            continue
+        why = problems(statement, memory)
+        if why:
+            if memory:
+                rejected.append(ItemRejection("facts", memory[:70], "; ".join(why) + "; code's wording kept",
+                                              gate=GATE))
+            kept.append((statement, category, "code"))
+        else:
+            pending.append((statement, category, memory))
+    for statement, category, memory in pending:
+        reason = confirmed(model, statement, memory)
+        if reason:
+            rejected.append(ItemRejection("facts", memory[:70], f"{reason}; code's wording kept", gate=GATE))
+            kept.append((statement, category, "code"))
+            continue
+        memory = memory if memory.endswith((".", "。")) else memory + "."
+        kept.append((replace(statement, memory=memory, title=title_of(memory, statement.turn.speaker or "")),
+                     category, "the model"))
+    return kept, rejected
