@@ -62,6 +62,7 @@ class ConstrainedGenerator:
         self._full = np.zeros(self.n_vocab, dtype=_TOKEN_DATA)
         self._full["id"] = np.arange(self.n_vocab, dtype=np.int32)
         self.on_prompt_progress: PromptProgress | None = None
+        self.states = PrefixStates()
 
     def _piece(self, token: int) -> str:
         if token < 0:
@@ -74,13 +75,11 @@ class ConstrainedGenerator:
         return list(self.llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True))
 
     def _evaluate_prompt(self, tokens: list[int]) -> None:
-        # Reuse the evaluated prefix of the previous call (the fixed part of the prompt).
+        # Reuse the evaluated prefix of the previous call (the fixed part of the prompt), or of
+        # a kept earlier prompt when that shares more (see PrefixStates).
         llm = self.llm
-        kept = 0
-        limit = min(llm.n_tokens, len(tokens) - 1)
-        cached = llm.input_ids
-        while kept < limit and int(cached[kept]) == tokens[kept]:
-            kept += 1
+        kept = _shared(llm.input_ids, tokens, min(llm.n_tokens, len(tokens) - 1))
+        kept = max(kept, self.states.restore(llm, self.c, tokens, kept))
         llm.n_tokens = kept
         total = len(tokens)
         report = self.on_prompt_progress
@@ -94,6 +93,7 @@ class ConstrainedGenerator:
             timer.run(partial(llm.eval, chunk), len(chunk))
             if report is not None:
                 report(end, total)
+        self.states.keep(llm, self.c, tokens)
 
     def _allowed(self, grammar: Any, token: int) -> bool:
         self._one[0].id = token  # type: ignore[assignment]  # ctypes converts the int
@@ -197,6 +197,69 @@ class ConstrainedGenerator:
                 return token
             alive[index] = False
         return self._fallback(grammar, logits)
+
+
+def _shared(cached: Any, tokens: list[int], limit: int) -> int:
+    """How many leading tokens ``cached`` and ``tokens`` share (at most ``limit``)."""
+    kept = 0
+    while kept < limit and int(cached[kept]) == tokens[kept]:
+        kept += 1
+    return kept
+
+
+class PrefixStates:
+    """The model's state after the last few prompts, to start the next one from the best.
+
+    Reflection alternates between a few prompts (choosing, wording, checking), each opening
+    with the same long system text. llama.cpp keeps one evaluated prefix: every switch of
+    prompt evaluated its system text again, about 5 s of a 1.5B's 2-core time for 250 tokens,
+    several times a batch. Restoring a kept state costs a copy of its cells (a few MB).
+    """
+
+    def __init__(self, most: int = 4, min_tokens: int = 64) -> None:
+        self.most = most
+        self.min_tokens = min_tokens  # shorter prefixes are cheaper to evaluate than to copy
+        self._kept: list[tuple[tuple[int, ...], Any]] = []
+        self.restored = 0  # how often a kept state saved evaluating a prompt's opening
+
+    def restore(self, llm: Any, c: Any, tokens: list[int], have: int) -> int:
+        """Load the kept state sharing the longest prefix with ``tokens`` when it beats ``have``
+        tokens already in place; the number of tokens now in place that ``tokens`` shares."""
+        limit = len(tokens) - 1
+        best, best_len = None, max(have, self.min_tokens - 1)
+        for key, blob in self._kept:
+            shared = _shared(key, tokens, min(len(key), limit))
+            if shared > best_len:
+                best, best_len = (key, blob), shared
+        if best is None:
+            return have
+        key, blob = best
+        ctx = llm._ctx.ctx
+        llm._ctx.kv_cache_seq_rm(0, 0, -1)
+        if c.llama_state_seq_set_data(ctx, blob, len(blob), 0) == 0:
+            llm._ctx.kv_cache_seq_rm(0, 0, -1)
+            return 0
+        llm.input_ids[:len(key)] = key  # the whole token array (``_input_ids`` is its used part)
+        llm.n_tokens = len(key)
+        self._kept.remove(best)
+        self._kept.append(best)
+        self.restored += 1
+        return best_len
+
+    def keep(self, llm: Any, c: Any, tokens: list[int]) -> None:
+        """Keep the state of the prompt just evaluated (the oldest kept one goes)."""
+        if len(tokens) < self.min_tokens or self.most < 1:
+            return
+        key = tuple(tokens)
+        self._kept = [(k, b) for k, b in self._kept if k != key]
+        ctx = llm._ctx.ctx
+        size = c.llama_state_seq_get_size(ctx, 0)
+        blob = (ctypes.c_uint8 * size)()
+        written = c.llama_state_seq_get_data(ctx, blob, size, 0)
+        if written <= 0:
+            return
+        self._kept.append((key, blob))
+        del self._kept[:-self.most]
 
 
 def _split_utf8(data: bytes) -> tuple[str, bytes]:

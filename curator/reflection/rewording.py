@@ -8,7 +8,7 @@ per chosen statement, after the usual choosing call), which code's retelling can
 German or Japanese, and which drops the chatter a copied sentence keeps ("There were so many
 great bands! If Dave had to pick a favorite, it would definitely be Aerosmith." -> "Dave's
 favorite band is Aerosmith."). Asked for all of them in one JSON reply, a 1.5B copied code's
-retelling word for word; asked one at a time in plain text, it shortens.
+retelling word for word; asked one at a time, it shortens.
 
 The model's words are not trusted. Each must pass, before it replaces code's wording:
 
@@ -36,7 +36,7 @@ from typing import Any
 from curator.reflection.languages import detect, tables
 from curator.reflection.ports import GenerationDefaults, ModelCancelled, ModelClient
 from curator.reflection.rephrase import is_first_person
-from curator.reflection.schemas import ItemRejection, SchemaError, load_json_object
+from curator.reflection.schemas import ItemRejection, load_json_object
 from curator.reflection.statements import Statement, title_of
 
 REWORD_PROMPT = "batch_reworder"
@@ -93,6 +93,9 @@ def problems(statement: Statement, memory: str) -> list[str]:
     unknown = _new_names(memory, source)
     if unknown:
         found.append(f"name {unknown[0]!r} is not in the turn")
+    person = statement.person or statement.turn.speaker or ""
+    if person and person.casefold() not in memory.casefold():
+        found.append(f"does not say it is about {person}")
     language, theirs = detect(memory), detect(statement.quote)
     if theirs not in ("", "en") and language != theirs:
         found.append("not in the language of the chat")
@@ -132,23 +135,23 @@ def _new_names(memory: str, source: str) -> list[str]:
     return out
 
 
-def _ask(model: ModelClient, prompt: str, variables: dict[str, Any], defaults: GenerationDefaults) -> str | None:
+def _ask(model: ModelClient, prompt: str, variables: dict[str, Any], defaults: GenerationDefaults,
+         key: str) -> str | None:
+    """The string ``key`` of the model's JSON answer; None when there is none."""
     try:
-        return model.call(prompt, variables, None, defaults).text
+        raw = model.call(prompt, variables, None, defaults).text
+        value = load_json_object(raw).get(key)
     except ModelCancelled:
         raise
     except Exception:  # no wording or no second opinion: code's wording is the safe side
         return None
+    return value if isinstance(value, str) else None
 
 
 def confirmed(model: ModelClient, statement: Statement, memory: str) -> str:
     """"" when the model answers that the person's words say ``memory``; else why not."""
-    raw = _ask(model, CHECK_PROMPT, {"said": said(statement), "memory": memory}, CHECK_DEFAULTS)
-    if raw is None:
-        return "the check could not run"
-    try:
-        answer = load_json_object(raw).get("answer")
-    except SchemaError:
+    answer = _ask(model, CHECK_PROMPT, {"said": said(statement), "memory": memory}, CHECK_DEFAULTS, "answer")
+    if answer is None:
         return "the check gave no answer"
     return "" if answer == "yes" else "the model found the turn does not say it"
 
@@ -164,7 +167,7 @@ def worded(model: ModelClient, chosen: Sequence[tuple[Statement, str]]
     """
     drafts = []
     for statement, category in chosen:
-        raw = _ask(model, REWORD_PROMPT, wording_variables(statement), REWORD_DEFAULTS)
+        raw = _ask(model, REWORD_PROMPT, wording_variables(statement), REWORD_DEFAULTS, "memory")
         drafts.append((statement, category, first_line(raw) if raw is not None else ""))
     kept: list[tuple[Statement, str, str]] = []
     rejected: list[ItemRejection] = []

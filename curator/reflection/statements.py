@@ -104,6 +104,7 @@ class Statement:
     rank: float
     instruction: bool = False  # reads like an instruction to the assistant: flag, never a plain memory
     earlier: Statement | None = None  # the statement of the same chat this one corrects, folded in
+    person: str = ""  # what the memory calls the speaker (their name, or the person.name setting)
 
     @property
     def corrects(self) -> bool:
@@ -261,7 +262,7 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
             rank = rank_of(quote)
             if rank <= 0:
                 continue
-            out.append(Statement(turn, quote, memory, title_of(memory, speaker), rank))
+            out.append(Statement(turn, quote, memory, title_of(memory, speaker), rank, person=speaker))
     out.sort(key=lambda s: (s.instruction, -s.rank, s.turn.number))
     return out
 
@@ -369,7 +370,8 @@ def _foreign_statements(turn: IndexedTurn, found: Sequence[tuple[str, Table | No
             continue
         body = _peel_label(table.strip_openers(sentence) if table else sentence, table)
         body = body[:1].upper() + body[1:]
-        out.append(Statement(turn, sentence, in_their_words(speaker, body), _plain_title(body), rank))
+        out.append(Statement(turn, sentence, in_their_words(speaker, body), _plain_title(body), rank,
+                             person=speaker))
     return out
 
 

