@@ -408,6 +408,10 @@ class MicroReflector:
                                  f"author {short(fact.subject_name, 30)!r} is not in the excerpt")
         entries = reading.excerpt.entries
         item.cited = [e.turn for e in entries if e.turn is not None and quote in normalise_quote(e.content)]
+        earlier = normalise_quote(fact.earlier)
+        if earlier:  # a fact corrected in the same chat rests on both turns
+            item.cited = [e.turn for e in entries if e.turn is not None and e.turn not in item.cited
+                          and earlier in normalise_quote(e.content)] + item.cited
         item.source_turns = [t.number for t in item.cited]
         # A real quote does not make the fact true: the fact's own words must be in the
         # turns the quote came from, as the batch keyword gate demands of batch items.
@@ -530,7 +534,8 @@ class MicroReflector:
         people = sorted({s.turn.speaker for s in found if s.turn.speaker})
         facts = [MicroFact("author", s.turn.speaker, s.memory, "other", 0.75, s.quote,
                            corrected(s, existing, people),
-                           [f"{how}; worded by {by}"]) for s, how, by in picked]
+                           [f"{how}; worded by {by}"], s.earlier.quote if s.earlier else "")
+                 for s, how, by in picked]
         return reply, MicroOutput(facts=facts, rejected=not_worded)
 
     @staticmethod

@@ -37,7 +37,7 @@ from curator.reflection.languages import detect, tables
 from curator.reflection.ports import GenerationDefaults, ModelCancelled, ModelClient
 from curator.reflection.rephrase import is_first_person
 from curator.reflection.schemas import ItemRejection, load_json_object
-from curator.reflection.statements import Statement, title_of
+from curator.reflection.statements import Statement
 
 REWORD_PROMPT = "batch_reworder"
 REWORD_DEFAULTS = GenerationDefaults(temperature=0.0, max_tokens=60)
@@ -192,6 +192,7 @@ def worded(model: ModelClient, chosen: Sequence[tuple[Statement, str]]
             kept.append((statement, category, "code"))
             continue
         memory = memory if memory.endswith((".", "。")) else memory + "."
-        kept.append((replace(statement, memory=memory, title=title_of(memory, statement.turn.speaker or "")),
-                     category, "the model"))
+        # The title stays code's: its words are the person's own, and a model's paraphrase
+        # there would be a name-like capital the turn does not hold ("Continuing her ...").
+        kept.append((replace(statement, memory=memory), category, "the model"))
     return kept, rejected

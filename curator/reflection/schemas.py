@@ -224,6 +224,7 @@ class MicroFact:
     evidence: str
     supersedes: str
     notes: list[str] = field(default_factory=list)
+    earlier: str = ""  # the quote of a fact this one corrects in the same chat: cited too
 
 
 @dataclass
