@@ -56,6 +56,17 @@ class GGUFInfo:
     data_offset: int = 0
 
     @property
+    def parameters(self) -> int:
+        """The model's parameter count: the elements of every tensor."""
+        total = 0
+        for tensor in self.tensors:
+            elements = 1
+            for dim in tensor.shape:
+                elements *= dim
+            total += elements
+        return total
+
+    @property
     def name(self) -> str:
         """``general.name``, or the file name without extension."""
         value = self.metadata.get("general.name")

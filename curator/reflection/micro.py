@@ -356,7 +356,9 @@ class MicroReflector:
         if fact.subject == "author" and speaker and is_first_person(fact.fact):
             # A copied "I ..." sentence reads as a memory about its author; gates judge the result.
             fact.fact = as_memory(fact.fact, speaker)
-        title = title_of(fact.fact, speaker) if self.writer in FINDS else elide(fact.fact, 80)
+        # Code's title of the statement: a title made from a model's wording held its own
+        # capitalised words ("Cause her face to get puffy") that the turn does not.
+        title = fact.title or (title_of(fact.fact, speaker) if self.writer in FINDS else elide(fact.fact, 80))
         item = Proposal("fact", "facts", title, fact.fact, "Facts", notes=list(fact.notes))
         # A small model repeats itself: the same fact twice in one reply is one proposal.
         # Two facts resting on the same quote are one item too.
@@ -534,7 +536,7 @@ class MicroReflector:
         people = sorted({s.turn.speaker for s in found if s.turn.speaker})
         facts = [MicroFact("author", s.turn.speaker, s.memory, "other", 0.75, s.quote,
                            corrected(s, existing, people),
-                           [f"{how}; worded by {by}"], s.earlier.quote if s.earlier else "")
+                           [f"{how}; worded by {by}"], s.earlier.quote if s.earlier else "", s.title)
                  for s, how, by in picked]
         return reply, MicroOutput(facts=facts, rejected=not_worded)
 

@@ -225,6 +225,7 @@ class MicroFact:
     supersedes: str
     notes: list[str] = field(default_factory=list)
     earlier: str = ""  # the quote of a fact this one corrects in the same chat: cited too
+    title: str = ""  # code's title of the statement it was found in ("" : made from ``fact``)
 
 
 @dataclass

@@ -25,6 +25,8 @@ from curator.clock import Clock
 from curator.events import EventBus
 from curator.index.database import Index
 from curator.index.views import IndexTurnSource
+from curator.llm.gguf import read_gguf
+from curator.llm.gguf_info import GGUFError
 from curator.llm.request import JobStatus, Priority
 from curator.llm.runtime import JobHandle, ModelRuntime, Post, post_direct
 from curator.reflection.batch import BatchReflector
@@ -58,6 +60,7 @@ log = logging.getLogger(__name__)
 
 RUNNABLE_KINDS = ("batch", "micro", "summary", "cycle")
 MICRO_WINDOW = 80
+CAPABLE_BILLIONS = 1.0  # from this size on, reflection.writer auto lets the model word what it chose
 SUMMARY_WINDOW = 200
 
 
@@ -225,6 +228,7 @@ class ReflectionService:
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._unsubscribe = self.bus.subscribe(lambda _e: self._wake.set(), "jobs.queued")
+        self._size_of: tuple[Path | None, float] = (None, 0.0)
 
     # ---- Reflectors (built per job so they see current settings)
 
@@ -240,15 +244,30 @@ class ReflectionService:
         return person_name(self.parts.settings)
 
     def writer(self) -> str:
-        """Who words a batch's memories: code, the model choosing (auto), or the model itself.
+        """Who words a batch's memories: code (the model choosing), the model rewording what
+        it chose (checked), or the model itself; auto picks by the loaded model's size.
 
-        Measured with `curator bench --suite reflection-quality` (the first two sessions of
-        LoCoMo 26 and 43, and the demo): choosing beat the model's own wording with the
-        bundled 135M and with a 1.5B alike. Qwen2.5-Coder-1.5B writing: F1 0.114 on LoCoMo,
-        0.750 on the demo, 377 s a session; the same model choosing: 0.508 and 0.966 in 45 s.
+        Measured with `curator bench --suite reflection-quality` (see the README's table): the
+        bundled 135M words worse than code, so it chooses; a model of a billion parameters or
+        more (Qwen2.5-Coder-1.5B) rewords what it chose, shorter and in the chat's language,
+        with F1 no lower. Writing on its own (`model`) measured worst with both.
         """
         chosen = str(self.parts.settings["reflection.writer"])
-        return chosen if chosen in ("model", "reword") else "choose"
+        if chosen in ("model", "reword", "choose"):
+            return chosen
+        return "reword" if self._billions() >= CAPABLE_BILLIONS else "choose"
+
+    def _billions(self) -> float:
+        """Parameters of the loaded model, in billions (0 when unknown), read once per file."""
+        path = self.runtime.model_path
+        if path is None:
+            return 0.0
+        if self._size_of[0] != path:
+            try:
+                self._size_of = (path, read_gguf(path, check_size=False).parameters / 1e9)
+            except (OSError, GGUFError):
+                self._size_of = (path, 0.0)
+        return self._size_of[1]
 
     def _micro(self) -> MicroReflector:
         return MicroReflector(self.parts.paths, self.parts.store, self.knowledge, self.model,

