@@ -258,7 +258,7 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
                 continue  # only "we": code cannot say who, and the memory would read "We played games"
             if _POINTING.match(_plain(group[0])):
                 continue
-            memory = _EXCLAIMED.sub(".", " ".join(as_memory(_plain(s), speaker) for s in group))
+            memory = _EXCLAIMED.sub(".", " ".join(as_memory(_plain(s), speaker) for s in _lasting_part(group)))
             rank = rank_of(quote)
             if rank <= 0:
                 continue
@@ -267,7 +267,8 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
     return out
 
 
-_OPENERS = re.compile(r"^(?:(?:also|and|but|so|actually|oh|well|anyway|by the way|one important thing)\b[\s,:]*)+",
+_OPENERS = re.compile(r"^(?:(?:also|and|but|so|actually|oh|well|anyway|by the way|one important thing|"
+                      r"in the meantime|meanwhile)\b[\s,:]*)+",
                       re.IGNORECASE)
 _FILLER = re.compile(r",\s*by the way(?=[,.!?])", re.IGNORECASE)
 # A label before the news itself: "Quick correction from yesterday: ...", "One important thing: ...".
@@ -282,6 +283,27 @@ def _plain(sentence: str) -> str:
     if len(text.split()) < MIN_WORDS:
         return sentence
     return text[:1].upper() + text[1:]
+
+
+def _lasting_part(group: Sequence[str]) -> list[str]:
+    """The sentences of ``group`` the memory is worded from: without catching up.
+
+    "Been a few days since we chatted. In the meantime, I donated my old car to a homeless
+    shelter." keeps the donation: the catching up made the memory's title "Since we chatted"
+    and a sentence the person had to cut. The quote stays the whole group, word for word.
+    Comments on the sentence before ("It was really rewarding") were dropped too, measured
+    (2026-11-26, LoCoMo, first three sessions of five conversations, bundled model): proposals
+    approvable as they stand 61 % -> 69 %, but F1 0.506 -> 0.466, since the gold observations
+    keep those feelings; catching up alone: 64 %, F1 unchanged.
+    """
+    kept = [sentence for sentence in group if not _CATCH_UP.search(sentence)]
+    return kept or list(group)
+
+
+# Catching up, not news: "Been a few days since we chatted", "Things have been hectic lately".
+_CATCH_UP = re.compile(r"\b(?:since we (?:last )?(?:chatted|talked|spoke)|since (?:our|the) last (?:chat|talk)|"
+                       r"(?:it['’]s )?been (?:a while|ages|a few days|a couple of days|forever)|"
+                       r"long time no see|things have been (?:\w+ )?(?:hectic|crazy|busy|wild))\b", re.IGNORECASE)
 
 
 def _groups(kept: Sequence[str]) -> list[list[str]]:

@@ -280,10 +280,12 @@ OPTIONS: tuple[Option, ...] = (
         "reflection.writer",
         str,
         "auto",
-        "Who words proposed memories: code (the model chooses among the person's own "
-        "statements, retold with their name), or the model itself (it may join several turns, "
-        "but writes less that is true). auto: code, for every model; measured better with the "
-        "135M default and with a 1.5B alike.",
+        "Who words proposed memories. choose: the model chooses among the person's own "
+        "statements, code words them (retold with their name). reword: the model chooses, then "
+        "words each chosen one as a short third-person sentence in the chat's language, checked "
+        "against the person's words by code and by the model. model: the model writes freely "
+        "(it may join several turns, but writes less that is true). auto: reword for a model of "
+        "a billion parameters or more, choose below.",
         choices=("auto", "model", "choose", "reword"),
         group="reflection",
     ),
