@@ -161,9 +161,9 @@ def test_a_fact_corrected_in_the_same_chat_is_one_memory_in_any_language(turns: 
          'Alex said: "Работаю в библиотеке по четвергам."'),
         # Scripts without spaces: the correction takes the fact's place as it stands.
         ("毎週火曜日に図書館で働いています。", "いや、図書館の仕事は火曜日ではなく木曜日です。",
-         'Alex said: "いや、図書館の仕事は火曜日ではなく木曜日です。"'),
+         'Alex said: "図書館の仕事は火曜日ではなく木曜日です。"'),
         ("我每个星期二在图书馆工作。", "不对，我是星期四在图书馆工作，不是星期二。",
-         'Alex said: "不对，我是星期四在图书馆工作，不是星期二。"'),
+         'Alex said: "我是星期四在图书馆工作，不是星期二。"'),
     ]
     for fact, fix, memory in cases:
         selection = select(_chat(turns, fact, fix), 4, 8)
