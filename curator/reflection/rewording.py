@@ -37,7 +37,7 @@ from curator.reflection.languages import detect, tables
 from curator.reflection.ports import GenerationDefaults, ModelCancelled, ModelClient
 from curator.reflection.rephrase import is_first_person
 from curator.reflection.schemas import ItemRejection, load_json_object
-from curator.reflection.statements import Statement
+from curator.reflection.statements import DATE_WORDS, Statement
 
 REWORD_PROMPT = "batch_reworder"
 REWORD_DEFAULTS = GenerationDefaults(temperature=0.0, max_tokens=60)
@@ -51,6 +51,8 @@ NOTHING = "NONE"
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 _NAME = re.compile(r"[^\W\d_][\w'’-]*", re.UNICODE)
 _SENTENCE_END = re.compile(r"[.!?。！？]+\s*")
+_RUN = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]{2,}|[\u30a1-\u30fa\u30fc]{2,}")
+MOST_NEW_WORDS = 0.25  # a memory with this share of its longer words from outside the turn is refused
 _WE = re.compile(r"\b(?:we|we['’](?:ll|re|ve|d)|us|our|ours|ourselves)\b", re.IGNORECASE)
 _ENGLISH_NAMES = {"de": "German", "fr": "French", "es": "Spanish", "it": "Italian", "pt": "Portuguese",
                   "nl": "Dutch", "pl": "Polish", "ru": "Russian", "tr": "Turkish", "zh": "Chinese",
@@ -96,6 +98,12 @@ def problems(statement: Statement, memory: str) -> list[str]:
     person = statement.person or statement.turn.speaker or ""
     if person and person.casefold() not in memory.casefold():
         found.append(f"does not say it is about {person}")
+    dropped = _dropped_dates(statement, memory)
+    if dropped:
+        found.append(f"leaves out {dropped[0]!r}")
+    foreign = _foreign_words(statement, memory, person)
+    if foreign:
+        found.append(f"words not in the turn: {', '.join(foreign[:3])}")
     language, theirs = detect(memory), detect(statement.quote)
     if theirs not in ("", "en") and language != theirs:
         found.append("not in the language of the chat")
@@ -110,6 +118,44 @@ def problems(statement: Statement, memory: str) -> list[str]:
             or len(memory) > MAX_CHARS:
         found.append("too long for one memory")
     return found
+
+
+def _dropped_dates(statement: Statement, memory: str) -> list[str]:
+    """Days, months and parts of the day the person said that the memory leaves out.
+
+    A 1.5B turned "Il venerdì sera vado a lezione di tango" into "Giulia ha programmatore
+    per lezione di tango": the day, the one detail a correction of it would change, was gone.
+    """
+    table = tables().get(detect(statement.quote))
+    said = table.matched("dates", statement.quote) if table is not None else {
+        w for w in _NAME.findall(statement.quote.casefold()) if w in DATE_WORDS}
+    if not said:
+        return []
+    folded = memory.casefold()
+    return sorted(d for d in said if d not in folded)
+
+
+def _foreign_words(statement: Statement, memory: str, person: str) -> list[str]:
+    """Longer words of the memory that are in neither the person's words nor code's retelling.
+
+    Not an English word overlap: words are compared in the chat's own language, a shared
+    opening of five letters being the same word ("trabajo", "trabaja"; "vegetariano",
+    "vegetariana"). A memory may reword a little; a quarter of its longer words from
+    elsewhere is a different sentence ("ha detto che" in a Spanish memory, "programmatore"
+    in an Italian one). Scripts without spaces compare runs of Han or katakana instead.
+    """
+    table = tables().get(detect(statement.quote))
+    source = f"{statement.quote} {statement.memory}".casefold()
+    skip = {w.casefold() for w in person.split()}
+    if table is not None and not table.spaced:
+        runs = [r for r in _RUN.findall(memory) if r not in skip]
+        missing = [r for r in runs if r not in source]
+    else:
+        known = {w[:5] for w in _NAME.findall(source)}
+        words = (re.sub(r"['’]s$", "", w) for w in _NAME.findall(memory))
+        runs = [w for w in words if len(w) >= 5 and w.casefold() not in skip]
+        missing = [w for w in runs if w.casefold()[:5] not in known]
+    return missing if missing and len(missing) >= MOST_NEW_WORDS * len(runs) else []
 
 
 def _new_names(memory: str, source: str) -> list[str]:

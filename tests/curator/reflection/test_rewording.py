@@ -210,3 +210,22 @@ def test_auto_lets_a_model_of_a_billion_parameters_word_what_it_chose(tmp_path: 
     finally:
         service.close()
         engine.close()
+
+
+def test_a_wording_that_drops_the_day_or_brings_its_own_words_is_refused(turns: FakeTurns) -> None:
+    """What a 1.5B wrote for Italian and Spanish chats; both passed its own yes/no check."""
+    def found(text: str) -> Statement:
+        turns.turns.clear()
+        turns.add(1, text, speaker="user")
+        [statement] = statements(turns.turns.values(), person="Giulia")
+        return statement
+
+    tango = found("Il venerdì sera vado a lezione di tango.")
+    why = problems(tango, "Giulia ha programmatore per lezione di tango.")
+    assert "words not in the turn: programmatore" in why and any(w.startswith("leaves out") for w in why)
+    allergy = found("Mi hija Carmen tiene alergia al cacahuete.")
+    assert problems(allergy, "Giulia ha detto che Carmen ha alergia al cacahuete.") == ["words not in the turn: detto"]
+    # Rewording within the chat's language stands: another ending of the same word is the same word.
+    assert problems(found("Soy vegetariano desde hace ocho años."), "Giulia es vegetariana desde hace ocho años.") == []
+    assert problems(found("Mio fratello Marco vive a Genova e ha due bambini."),
+                    "Giulia ha un fratello Marco che vive a Genova e ha due bambini.") == []
