@@ -66,15 +66,26 @@ def test_the_models_checked_words_become_the_memory(
 def test_a_wording_the_model_itself_denies_keeps_codes_words(
         vault: VaultPaths, store: DocumentStore, turns: FakeTurns, clock: ManualClock) -> None:
     chat(turns)
+    # Code finds nothing wrong with it (its words are the turn's); the model's own check says no.
     model = ScriptedModel([{"keep": [{"number": 1, "category": "Facts"}]},
-                           {"memory": "Maya is a surgeon at St. Clair Hospital."}, NO])
+                           {"memory": "Maya works at St. Clair Hospital as a nurse, night shifts."}, NO])
     result = reflector(vault, store, turns, clock, model).run(USER, 0)
     docs = staged_texts(vault, result)
-    assert not any("surgeon" in text for text in docs)
+    assert "Maya works at St. Clair Hospital as a nurse, night shifts." not in docs
     kept = next(d for text, d in docs.items() if text.startswith("Maya works night shifts"))
     assert "chosen by the model; worded by code" in kept.get("notes")
     wording = [r for r in result.rejections if r.gate == "wording"]
-    assert len(wording) == 1 and "does not say it" in wording[0].reason and "surgeon" in wording[0].item
+    assert len(wording) == 1 and wording[0].reason.startswith("the model found the turn does not say it")
+
+
+def test_words_that_are_not_the_persons_are_refused_before_asking(
+        vault: VaultPaths, store: DocumentStore, turns: FakeTurns, clock: ManualClock) -> None:
+    chat(turns)
+    model = ScriptedModel([{"keep": [{"number": 1, "category": "Facts"}]},
+                           {"memory": "Maya is a surgeon at St. Clair Hospital."}])
+    result = reflector(vault, store, turns, clock, model).run(USER, 0)
+    assert len(model.calls) == 2
+    assert [r.reason for r in result.rejections] == ["words not in the turn: surgeon; code's wording kept"]
 
 
 def test_a_name_or_number_not_in_the_turn_is_refused_before_asking(
