@@ -126,9 +126,11 @@ def _dropped_dates(statement: Statement, memory: str) -> list[str]:
     A 1.5B turned "Il venerdì sera vado a lezione di tango" into "Giulia ha programmatore
     per lezione di tango": the day, the one detail a correction of it would change, was gone.
     """
+    # Code's retelling, not the quote: a fact corrected in the same chat holds the new day
+    # only ("… los miércoles"), while its quote still denies the old one ("no los lunes").
     table = tables().get(detect(statement.quote))
-    said = table.matched("dates", statement.quote) if table is not None else {
-        w for w in _NAME.findall(statement.quote.casefold()) if w in DATE_WORDS}
+    said = table.matched("dates", statement.memory) if table is not None else {
+        w for w in _NAME.findall(statement.memory.casefold()) if w in DATE_WORDS}
     if not said:
         return []
     folded = memory.casefold()

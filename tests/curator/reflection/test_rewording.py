@@ -240,3 +240,10 @@ def test_a_wording_that_drops_the_day_or_brings_its_own_words_is_refused(turns: 
     assert problems(found("Soy vegetariano desde hace ocho años."), "Giulia es vegetariana desde hace ocho años.") == []
     assert problems(found("Mio fratello Marco vive a Genova e ha due bambini."),
                     "Giulia ha un fratello Marco che vive a Genova e ha due bambini.") == []
+    # A fact corrected in the same chat: the day it holds is the new one, the old one is gone.
+    turns.turns.clear()
+    turns.add(1, "Trabajo como electricista en Sevilla y salgo tarde los lunes.", speaker="user")
+    turns.add(2, "Perdona, salgo tarde los miércoles, no los lunes.", speaker="user")
+    [folded] = select(statements(turns.turns.values(), person="Lucía"), 4, 8).menu.offered  # type: ignore[union-attr]
+    assert problems(folded, "Lucía trabaja como electricista en Sevilla y sale tarde los miércoles.") == []
+    assert problems(folded, "Lucía trabaja como electricista en Sevilla.") == ["leaves out 'miércoles'"]
