@@ -15,8 +15,10 @@ The model's words are not trusted. Each must pass, before it replaces code's wor
 - code's checks, which rest on no English word overlap: every number in the memory is in
   the person's sentence, and so is every name (a capitalised word that does not open a
   sentence, in a language that does not capitalise its nouns), the speaker's own name
-  aside; it is in the sentence's language; no first person is left; one statement, not a
-  question, no exclamation, not too long;
+  aside; it says whose fact it is; it is in the sentence's language; every day and part of
+  the day the person said is kept; three quarters of its longer words are the person's (or
+  code's retelling's), compared in the chat's language; no first person is left; one
+  statement, not a question, no exclamation, not too long;
 - the model's own answer, under a grammar, to "does this sentence say this?" (prompt
   ``memory_check``).
 
