@@ -8,10 +8,10 @@ periodic status snapshot.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from PySide6.QtCore import QByteArray, QEvent, QSettings, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QLabel,
@@ -29,15 +29,10 @@ from ui.infra.bridge import EventRelay, MainThreadPoster, relay_data
 from ui.infra.interaction import DialogInteraction, Interaction
 from ui.infra.resources import STATUSBAR_STYLE, TABBAR_STYLE, TOOLBAR_STYLE, app_icon, icon
 from ui.infra.workers import OpRunner
-from ui.panes.contradictions import ContradictionsPane
-from ui.panes.cycle import CyclePane
-from ui.panes.knowledge import KnowledgePane
 from ui.panes.notice import Notice
 from ui.panes.reflections import ReflectionsPane
 from ui.panes.review import ReviewPane
-from ui.panes.status import ActivityEntry, StatusPane
 from ui.panes.work import WorkIndicator, WorkTracker, job_name
-from ui.services.cycles import CycleService
 from ui.services.facade import (
     ClientSendService,
     KnowledgeService,
@@ -54,11 +49,18 @@ if TYPE_CHECKING:  # the engine is opened by ui.app; the window only shows it
     from curator.engine import Engine
     from curator.triggers.jobs import Job
     from ui.dialogs.settings_dialog import SettingsDialog
+    from ui.panes.contradictions import ContradictionsPane
+    from ui.panes.cycle import CyclePane
+    from ui.panes.knowledge import KnowledgePane
+    from ui.panes.status import StatusPane
 
 STATUS_INTERVAL_MS = 5000
 
 QUEUE_EVENTS = ("staging.", "review.", "batch.", "reflection.", "micro.", "job.finished", "contradiction.")
 SUMMARY_EVENTS = ("summary.", "summaries.", "reflection.", "job.finished")
+# Tabs built after the window is first shown, one per event-loop turn (or at once when
+# something asks for them): importing and building them was a fifth of the window's start.
+LATER_PANES = ("contradictions", "knowledge", "cycle", "status")
 
 
 class MainWindow(QMainWindow):
@@ -90,20 +92,20 @@ class MainWindow(QMainWindow):
 
         # ---- Panes
         self.review = ReviewPane(self.runner, self.interaction)
-        self.contradictions = ContradictionsPane(self.runner, self.interaction)
         self.reflections = ReflectionsPane(self.runner, self.interaction)
-        self.knowledge = KnowledgePane(self.runner, self.interaction)
-        self.cycle = CyclePane(self.runner, self.interaction)
-        self.status = StatusPane()
+        self._built: dict[str, QWidget] = {}
+        self._placeholders = {name: QWidget() for name in LATER_PANES}
+        self._user_id = ""
         self.tabs = QTabWidget()
         self.tabs.tabBar().setStyleSheet(TABBAR_STYLE)
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.review, icon("approve"), "Review")
-        self.tabs.addTab(self.contradictions, icon("contradiction"), "Contradictions")
+        self.tabs.addTab(self._placeholders["contradictions"], icon("contradiction"), "Contradictions")
         self.tabs.addTab(self.reflections, icon("reflect"), "Reflections")
-        self.tabs.addTab(self.knowledge, icon("search"), "Knowledge")
-        self.tabs.addTab(self.cycle, icon("reflect"), "Cycle")
-        self.tabs.addTab(self.status, icon("history"), "Status && activity")
+        self.tabs.addTab(self._placeholders["knowledge"], icon("search"), "Knowledge")
+        self.tabs.addTab(self._placeholders["cycle"], icon("reflect"), "Cycle")
+        self.tabs.addTab(self._placeholders["status"], icon("history"), "Status && activity")
+        self.tabs.currentChanged.connect(self._on_tabs_current_changed)
         self.notice = Notice()
         central = QWidget()
         central_layout = QVBoxLayout(central)
@@ -167,9 +169,6 @@ class MainWindow(QMainWindow):
         # ---- Wiring
         self.reflect_action.triggered.connect(self._on_reflect_action_triggered)
         self.review.action_answered.connect(self._on_review_action_answered)
-        self.knowledge.action_answered.connect(self._on_review_action_answered)
-        self.cycle.answered.connect(self._on_review_action_answered)
-        self.cycle.count_changed.connect(self._on_cycle_count_changed)
         self.notice.undo_requested.connect(self.review._on_undo_button_clicked)
         self.work_indicator.cancel_requested.connect(self._on_status_cancel_requested)
         self.undo_action.triggered.connect(self.review._on_undo_button_clicked)
@@ -178,12 +177,9 @@ class MainWindow(QMainWindow):
         self.runner.busy_changed.connect(self.busy.setVisible)
         self.runner.op_failed.connect(self._on_runner_op_failed)
         self.relay.event_received.connect(self._on_relay_event_received)
-        self.relay.tokens_received.connect(self.status.on_tokens)
         self.relay.tokens_received.connect(self._on_relay_tokens_received)
         self.review.queue_changed.connect(self._on_review_queue_changed)
         self.reflections.reflection_requested.connect(self._on_reflection_requested)
-        self.status.cancel_requested.connect(self._on_status_cancel_requested)
-        self.status.refresh_requested.connect(self.refresh_status)
         if self.tray is not None:
             self.tray.show_requested.connect(self.bring_to_front)
         self._status_timer = QTimer(self)
@@ -192,6 +188,95 @@ class MainWindow(QMainWindow):
         self._set_engine_actions_enabled(False)
         self.resize(1200, 780)
         self.restore_geometry()
+
+    # ---- Panes built after the first show
+
+    @property
+    def contradictions(self) -> ContradictionsPane:
+        return cast("ContradictionsPane", self._pane("contradictions"))
+
+    @property
+    def knowledge(self) -> KnowledgePane:
+        return cast("KnowledgePane", self._pane("knowledge"))
+
+    @property
+    def cycle(self) -> CyclePane:
+        return cast("CyclePane", self._pane("cycle"))
+
+    @property
+    def status(self) -> StatusPane:
+        return cast("StatusPane", self._pane("status"))
+
+    def _pane(self, name: str) -> QWidget:
+        pane = self._built.get(name)
+        return pane if pane is not None else self._build_pane(name)
+
+    def _build_pane(self, name: str) -> QWidget:
+        pane: QWidget
+        if name == "contradictions":
+            from ui.panes.contradictions import ContradictionsPane
+
+            pane = ContradictionsPane(self.runner, self.interaction)
+        elif name == "knowledge":
+            from ui.panes.knowledge import KnowledgePane
+
+            pane = knowledge = KnowledgePane(self.runner, self.interaction)
+            knowledge.action_answered.connect(self._on_review_action_answered)
+        elif name == "cycle":
+            from ui.panes.cycle import CyclePane
+
+            pane = cycle = CyclePane(self.runner, self.interaction)
+            cycle.answered.connect(self._on_review_action_answered)
+            cycle.count_changed.connect(self._on_cycle_count_changed)
+        else:
+            from ui.panes.status import StatusPane
+
+            pane = status = StatusPane()
+            self.relay.tokens_received.connect(status.on_tokens)
+            status.cancel_requested.connect(self._on_status_cancel_requested)
+            status.refresh_requested.connect(self.refresh_status)
+        self._built[name] = pane
+        self._swap_in(self._placeholders.pop(name), pane)
+        if self.engine is not None and name != "status":
+            self._attach_pane(name, self.engine, self._user_id)
+        return pane
+
+    def _swap_in(self, placeholder: QWidget, pane: QWidget) -> None:
+        """Put ``pane`` in its placeholder's tab, keeping the tab that shows."""
+        index = self.tabs.indexOf(placeholder)
+        current = self.tabs.currentIndex()
+        tab_icon, text = self.tabs.tabIcon(index), self.tabs.tabText(index)
+        self.tabs.blockSignals(True)
+        try:
+            self.tabs.removeTab(index)
+            self.tabs.insertTab(index, pane, tab_icon, text)
+            self.tabs.setCurrentIndex(current)
+        finally:
+            self.tabs.blockSignals(False)
+        placeholder.deleteLater()
+
+    def _build_next_pane(self) -> None:
+        waiting = [name for name in LATER_PANES if name not in self._built]
+        if waiting:
+            self._build_pane(waiting[0])
+        if len(waiting) > 1:
+            QTimer.singleShot(0, self._build_next_pane)
+
+    def _on_tabs_current_changed(self, index: int) -> None:
+        widget = self.tabs.widget(index)
+        for name, placeholder in list(self._placeholders.items()):
+            if widget is placeholder:
+                self._build_pane(name)
+
+    def _attach_pane(self, name: str, engine: Engine, user_id: str) -> None:
+        if name == "contradictions":
+            self.contradictions.attach(ReviewService(engine, user_id))
+        elif name == "knowledge":
+            self.knowledge.attach(KnowledgeService(engine, user_id))
+        elif name == "cycle":
+            from ui.services.cycles import CycleService
+
+            self.cycle.attach(CycleService(engine, user_id))
 
     # ---- Public API
 
@@ -214,6 +299,8 @@ class MainWindow(QMainWindow):
 
     def show_engine_error(self, message: str) -> None:
         self.vault_label.setText(f"Could not open the vault: {message}")
+        from ui.panes.status import ActivityEntry
+
         self.status.add_activity([ActivityEntry(__import__("time").time(), "vault.error", message, "error")])
 
     def _after_settings_saved(self) -> None:
@@ -262,6 +349,12 @@ class MainWindow(QMainWindow):
 
     # ---- Qt overrides
 
+    def showEvent(self, event: QShowEvent) -> None:
+        """Override: build the other tabs once the window is on screen."""
+        super().showEvent(event)
+        if self._placeholders:
+            QTimer.singleShot(0, self._build_next_pane)
+
     def changeEvent(self, event: QEvent) -> None:
         """Override: follow the system's light/dark palette in painted highlights."""
         if event.type() == QEvent.Type.PaletteChange:
@@ -279,11 +372,11 @@ class MainWindow(QMainWindow):
         engine = self.engine
         if engine is None:
             return
+        self._user_id = user_id
         self.review.attach(ReviewService(engine, user_id))
-        self.contradictions.attach(ReviewService(engine, user_id))
         self.reflections.attach(SummariesService(engine, user_id))
-        self.knowledge.attach(KnowledgeService(engine, user_id))
-        self.cycle.attach(CycleService(engine, user_id))
+        for name in list(self._built):
+            self._attach_pane(name, engine, user_id)  # the others when they are built
         self.refresh_status()
 
     def _on_user_combo_changed(self, user_id: str) -> None:
@@ -296,18 +389,21 @@ class MainWindow(QMainWindow):
         self.status.on_engine_event(kind, payload)
         if self.work.on_event(kind, payload):
             self._show_work()
+        # A tab not built yet loads everything when it is: only built ones reload.
+        built = self._built
         if kind.startswith(QUEUE_EVENTS):
             self.review.reload()
-            self.contradictions.reload()
+            if "contradictions" in built:
+                self.contradictions.reload()
         if kind.startswith(SUMMARY_EVENTS):
             self.reflections.reload()
-        if kind.startswith(("reflection.cycle", "review.")):
+        if kind.startswith(("reflection.cycle", "review.")) and "cycle" in built:
             self.cycle.reload()
         if kind.startswith("model."):
             self.model_label.setText(self.status.model_label.text())
         if kind in ("job.finished", "model.ready", "model.error"):
             self.refresh_status()
-        if kind.startswith(("document.", "knowledge.", "review.")):
+        if kind.startswith(("document.", "knowledge.", "review.")) and "knowledge" in built:
             self.knowledge.run_search()
 
     def _on_review_queue_changed(self, count: int) -> None:

@@ -14,6 +14,7 @@ import argparse
 import importlib
 import json
 import logging
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -91,16 +92,44 @@ def command_of(argv: Sequence[str]) -> str | None:
     return None
 
 
+def _columns() -> int:
+    """The terminal's width as ``shutil.get_terminal_size`` finds it, without importing shutil."""
+    try:
+        return int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        pass
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns if sys.__stdout__ else 80
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+class _Formatter(argparse.HelpFormatter):
+    # argparse makes a formatter for every option it adds, and the default one imports shutil
+    # (with zlib, bz2 and lzma) for the width: a twentieth of `curator search`'s start.
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        super().__init__(prog, indent_increment, max_help_position, width or max(_columns() - 2, 11))
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser with the shutil-free formatter; subcommands inherit the class."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The argument parser: with ``command``, only that command's modules; else every one."""
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)
     common.add_argument("--vault", metavar="PATH", default=argparse.SUPPRESS,
                         help="vault folder (default: $CURATOR_VAULT or the user data folder)")
     common.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                         help="machine-readable output")
     common.add_argument("-v", "--verbose", action="count", default=argparse.SUPPRESS,
                         help="log more (-v: decisions, -vv: debug)")
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="curator",
         description="Memory Curator: watch local LLM chat folders into a searchable, reviewed memory vault.",
     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -40,7 +39,10 @@ class _Provenance:
 
 def text_hash(text: str) -> str:
     """sha256 of a message's text, the identity of its content."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    # Imported here: loading OpenSSL is 3 ms that a reader of the index never needs.
+    from hashlib import sha256
+
+    return sha256(text.encode("utf-8")).hexdigest()
 
 
 def normalise_role(value: Any) -> str:
