@@ -299,9 +299,27 @@ class SignalAccumulator:
 
     def count(self, turn: IndexedTurn) -> None:
         """``update(turn, save=False)`` for a caller that does not read the update: the
-        trigger engine counts every turn of an import and saves once at the end."""
+        trigger engine counts every turn of an import and saves once at the end.
+
+        Once the turn count alone makes a batch due, a turn's signals can change no decision:
+        the count is the reason that wins, and the batch that resets the counters sets the
+        urgency to zero (``reset_after_batch``). From then on only what outlives the reset is
+        kept, the count and the window of recent topics; detecting the signals of every turn
+        of a first import was most of what counting cost.
+        """
         with self._lock:
-            self._count(turn, self._tuning())
+            tuning = self._tuning()
+            state = self._state
+            if state.turns_since_last_batch < tuning.turn_threshold or turn.number <= state.last_batch_turn:
+                self._count(turn, tuning)
+                return
+            state.turns_since_last_batch += 1
+            self._last_exchange = None
+            if turn.role == "user":
+                topic = turn_topic(turn.text)
+                if topic:
+                    state.recent_topics.append(topic)
+                    del state.recent_topics[:-tuning.topic_window]
 
     def update_many(self, turns: Iterable[IndexedTurn]) -> list[SignalUpdate]:
         """``update`` for several turns, persisting once at the end."""

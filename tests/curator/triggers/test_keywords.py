@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -165,18 +166,31 @@ def test_topic_repeats_counts_what_same_topic_says() -> None:
 
 
 def test_counting_a_turn_leaves_what_an_update_leaves(tmp_path: Path) -> None:
+    """Until the turn count makes a batch due, exactly; after it, everything but the urgency,
+    which the batch's reset sets to zero in both (issue 22: an import counts without detecting
+    the signals of turns that can change no decision)."""
     texts = ["Tell me about troll farms", "Are troll farms legal?", "Actually, I meant Lyon.",
              "Who pays troll farms?", "ok"]
     updated = SignalAccumulator(tmp_path / "a.json", Settings(), clock=ManualClock())
     counted = SignalAccumulator(tmp_path / "b.json", Settings(), clock=ManualClock())
+    threshold = int(Settings()["batch.turn_threshold"])
+    urgency_when_due = None
     for number, text in enumerate(texts * 3, start=1):
         role = "user" if number % 3 else "assistant"
         extra = {"quality": 0.95, "validation": "APPROVE"} if number % 4 == 0 else {}
         updated.update(make_turn(number, text, role, extra=extra), save=False)
         counted.count(make_turn(number, text, role, extra=extra))
-        assert counted.state == updated.state
+        if number <= threshold:
+            assert counted.state == updated.state
+            urgency_when_due = counted.state.urgency_score
+        else:
+            assert replace(counted.state, urgency_score=0.0) == replace(updated.state, urgency_score=0.0)
+            assert counted.state.urgency_score == urgency_when_due  # frozen while due by count
+            assert counted.trigger_reason() == updated.trigger_reason() == "turn_count"
+    assert updated.state.urgency_score > urgency_when_due  # the test saw signals past the threshold
     updated.reset_after_batch(6)
     counted.reset_after_batch(6)
+    assert counted.state == updated.state
     counted.count(make_turn(3, "already reviewed"))  # at or below the last batch: not counted
     updated.update(make_turn(3, "already reviewed"), save=False)
     assert counted.state.turns_since_last_batch == updated.state.turns_since_last_batch
