@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 from curator.bench.context import BenchContext
 from curator.bench.report import Figure, SuiteOutcome
@@ -17,6 +18,24 @@ from curator.bench.vaults import (
 )
 
 NAME = "ingest"
+MB = 1024 * 1024
+
+
+def _files_size(paths: list[Path]) -> int:
+    return sum(p.stat().st_size for p in paths if p.is_file())
+
+
+def _on_disk(vault: Path, bare: Path, turns: int) -> Figure:
+    """The index and the turn ledgers after an import, beside a bare FTS5 database of the
+    same texts (both with their WAL files, checkpointed by closing)."""
+    index = _files_size([vault / f"index.sqlite{suffix}" for suffix in ("", "-wal")])
+    ledgers = _files_size(list((vault / "Users").glob("*/Logs/turns*.jsonl")))
+    floor = _files_size([Path(f"{bare}{suffix}") for suffix in ("", "-wal")])
+    return Figure(
+        NAME, f"index and turn ledger on disk, {turns:,} turns", "MB", (index + ledgers) / MB, n=1,
+        baseline_name="bare FTS5 database of the same texts", baseline=floor / MB, better="lower",
+        note=f"index {index / MB:.1f} MB + ledger {ledgers / MB:.1f} MB; target <= 2.5x the bare database",
+    )
 
 
 def run(ctx: BenchContext) -> SuiteOutcome:
@@ -53,8 +72,10 @@ def run(ctx: BenchContext) -> SuiteOutcome:
     built, timings = scale_vault(ctx, size)
     total_turns, total_seconds = sum(n for n, _ in timings), sum(s for _, s in timings)
     if total_seconds > 0:
-        base = len(built.texts) / bare_fts_insert(built.texts, ctx.workdir / "bare-fts.sqlite")
-        (ctx.workdir / "bare-fts.sqlite").unlink(missing_ok=True)
+        bare = ctx.workdir / "bare-fts.sqlite"
+        base = len(built.texts) / bare_fts_insert(built.texts, bare)
+        outcome.figures.append(_on_disk(built.vault, bare, total_turns))
+        bare.unlink(missing_ok=True)
         outcome.figures.append(Figure(
             NAME, f"first import of a {total_turns:,}-message history", "turns/s", total_turns / total_seconds,
             n=1, baseline_name="bare FTS5 insert", baseline=base, better="higher",
