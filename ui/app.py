@@ -26,7 +26,7 @@ from PySide6.QtWidgets import QApplication
 from curator.vault.paths import default_vault
 from ui.infra.bridge import MainThreadPoster
 from ui.infra.resources import app_icon
-from ui.infra.single_instance import InstanceServer, ask_running_instance
+from ui.infra.single_instance import InstanceServer, ask_running_instance, may_be_running
 from ui.main_window import MainWindow
 
 if TYPE_CHECKING:
@@ -182,15 +182,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     app.setDesktopFileName(APP_ID)
     app.setWindowIcon(app_icon())
     app.setQuitOnLastWindowClosed(True)
-    if ask_running_instance(vault):
+    if may_be_running(vault) and ask_running_instance(vault):
         print(f"Memory Curator is already open on {vault}; brought it to the front.", flush=True)
         return 0
-    server = InstanceServer(vault)
-    if not server.listen():
-        log.warning("could not listen on %s; a second start will open a second window", server.name)
     window = MainWindow(MainThreadPoster(), state_file=state_file())
-    server.activation_requested.connect(window.bring_to_front)
+    servers: list[InstanceServer] = []
     window.show()
+    # Listening loads QtNetwork: after the window is on screen, in the first event-loop turn.
+    QTimer.singleShot(0, lambda: servers.append(_listen(vault, window)))
     QTimer.singleShot(0, lambda: print(f"window shown {time.monotonic() - _STARTED:.2f} s after start", flush=True))
     startup = Startup(app, window, args, vault)
     QTimer.singleShot(0, startup.begin)
@@ -202,8 +201,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         window.save_geometry()
         window.shutdown()
-        server.close()
+        for server in servers:
+            server.close()
     return int(code)
+
+
+def _listen(vault: Path, window: MainWindow) -> InstanceServer:
+    """Answer later starts on ``vault`` by bringing ``window`` to the front."""
+    server = InstanceServer(vault)
+    if not server.listen():
+        log.warning("could not listen on %s; a second start will open a second window", server.name)
+    server.activation_requested.connect(window.bring_to_front)
+    return server
 
 
 def _install_excepthook(window: MainWindow) -> None:

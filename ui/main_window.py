@@ -30,7 +30,6 @@ from ui.infra.interaction import DialogInteraction, Interaction
 from ui.infra.resources import STATUSBAR_STYLE, TABBAR_STYLE, TOOLBAR_STYLE, app_icon, icon
 from ui.infra.workers import OpRunner
 from ui.panes.notice import Notice
-from ui.panes.reflections import ReflectionsPane
 from ui.panes.review import ReviewPane
 from ui.panes.work import WorkIndicator, WorkTracker, job_name
 from ui.services.facade import (
@@ -52,6 +51,7 @@ if TYPE_CHECKING:  # the engine is opened by ui.app; the window only shows it
     from ui.panes.contradictions import ContradictionsPane
     from ui.panes.cycle import CyclePane
     from ui.panes.knowledge import KnowledgePane
+    from ui.panes.reflections import ReflectionsPane
     from ui.panes.status import StatusPane
 
 STATUS_INTERVAL_MS = 5000
@@ -60,7 +60,7 @@ QUEUE_EVENTS = ("staging.", "review.", "batch.", "reflection.", "micro.", "job.f
 SUMMARY_EVENTS = ("summary.", "summaries.", "reflection.", "job.finished")
 # Tabs built after the window is first shown, one per event-loop turn (or at once when
 # something asks for them): importing and building them was a fifth of the window's start.
-LATER_PANES = ("contradictions", "knowledge", "cycle", "status")
+LATER_PANES = ("contradictions", "reflections", "knowledge", "cycle", "status")
 
 
 class MainWindow(QMainWindow):
@@ -92,7 +92,6 @@ class MainWindow(QMainWindow):
 
         # ---- Panes
         self.review = ReviewPane(self.runner, self.interaction)
-        self.reflections = ReflectionsPane(self.runner, self.interaction)
         self._built: dict[str, QWidget] = {}
         self._placeholders = {name: QWidget() for name in LATER_PANES}
         self._user_id = ""
@@ -101,7 +100,7 @@ class MainWindow(QMainWindow):
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.review, icon("approve"), "Review")
         self.tabs.addTab(self._placeholders["contradictions"], icon("contradiction"), "Contradictions")
-        self.tabs.addTab(self.reflections, icon("reflect"), "Reflections")
+        self.tabs.addTab(self._placeholders["reflections"], icon("reflect"), "Reflections")
         self.tabs.addTab(self._placeholders["knowledge"], icon("search"), "Knowledge")
         self.tabs.addTab(self._placeholders["cycle"], icon("reflect"), "Cycle")
         self.tabs.addTab(self._placeholders["status"], icon("history"), "Status && activity")
@@ -128,7 +127,6 @@ class MainWindow(QMainWindow):
         self.user_combo = QComboBox()
         self.user_combo.setToolTip("Whose memories are shown")
         self.user_combo.setMinimumWidth(120)
-        self.reflect_action.setMenu(self.reflections.reflect_menu)
         self.reflect_action.setToolTip("Run a reflection now: choose which")
         toolbar.addAction(self.reflect_action)
         reflect_tool = toolbar.widgetForAction(self.reflect_action)
@@ -179,7 +177,6 @@ class MainWindow(QMainWindow):
         self.relay.event_received.connect(self._on_relay_event_received)
         self.relay.tokens_received.connect(self._on_relay_tokens_received)
         self.review.queue_changed.connect(self._on_review_queue_changed)
-        self.reflections.reflection_requested.connect(self._on_reflection_requested)
         if self.tray is not None:
             self.tray.show_requested.connect(self.bring_to_front)
         self._status_timer = QTimer(self)
@@ -194,6 +191,10 @@ class MainWindow(QMainWindow):
     @property
     def contradictions(self) -> ContradictionsPane:
         return cast("ContradictionsPane", self._pane("contradictions"))
+
+    @property
+    def reflections(self) -> ReflectionsPane:
+        return cast("ReflectionsPane", self._pane("reflections"))
 
     @property
     def knowledge(self) -> KnowledgePane:
@@ -217,6 +218,13 @@ class MainWindow(QMainWindow):
             from ui.panes.contradictions import ContradictionsPane
 
             pane = ContradictionsPane(self.runner, self.interaction)
+        elif name == "reflections":
+            from ui.panes.reflections import ReflectionsPane
+
+            pane = reflections = ReflectionsPane(self.runner, self.interaction)
+            reflections.reflection_requested.connect(self._on_reflection_requested)
+            # One menu for the tab's button and the toolbar's: the same choices wherever opened.
+            self.reflect_action.setMenu(reflections.reflect_menu)
         elif name == "knowledge":
             from ui.panes.knowledge import KnowledgePane
 
@@ -271,6 +279,8 @@ class MainWindow(QMainWindow):
     def _attach_pane(self, name: str, engine: Engine, user_id: str) -> None:
         if name == "contradictions":
             self.contradictions.attach(ReviewService(engine, user_id))
+        elif name == "reflections":
+            self.reflections.attach(SummariesService(engine, user_id))
         elif name == "knowledge":
             self.knowledge.attach(KnowledgeService(engine, user_id))
         elif name == "cycle":
@@ -374,7 +384,7 @@ class MainWindow(QMainWindow):
             return
         self._user_id = user_id
         self.review.attach(ReviewService(engine, user_id))
-        self.reflections.attach(SummariesService(engine, user_id))
+        self._pane("reflections")  # its menu is the toolbar's "Reflect now", enabled below
         for name in list(self._built):
             self._attach_pane(name, engine, user_id)  # the others when they are built
         self.refresh_status()
@@ -395,7 +405,7 @@ class MainWindow(QMainWindow):
             self.review.reload()
             if "contradictions" in built:
                 self.contradictions.reload()
-        if kind.startswith(SUMMARY_EVENTS):
+        if kind.startswith(SUMMARY_EVENTS) and "reflections" in built:
             self.reflections.reload()
         if kind.startswith(("reflection.cycle", "review.")) and "cycle" in built:
             self.cycle.reload()

@@ -14,7 +14,7 @@ from ui.dialogs.settings_dialog import GROUP_TITLES, SEND_GROUP, SOURCES_TITLE, 
 from ui.dialogs.setup_widgets import ModelPicker
 from ui.infra.bridge import EventRelay, MainThreadPoster
 from ui.infra.resources import ROLE_STYLES, accents, app_icon, icon, set_role
-from ui.infra.single_instance import InstanceServer, ask_running_instance, server_name
+from ui.infra.single_instance import InstanceServer, ask_running_instance, may_be_running, server_name
 from ui.infra.workers import OpRunner
 from ui.tray import TrayController, badge_icon
 
@@ -108,11 +108,14 @@ def test_single_instance_activation(qtbot, tmp_path: Path) -> None:
     assert server_name(vault) == server_name(tmp_path / "vault" / ".." / "vault")
     assert server_name(vault) != server_name(tmp_path / "other")
     assert not ask_running_instance(vault, timeout_ms=100)
+    assert not may_be_running(vault)  # no socket: a start need not load QtNetwork to ask
     server = InstanceServer(vault)
     assert server.listen()
+    assert may_be_running(vault)  # the quick look finds the socket QLocalServer made
     with qtbot.waitSignal(server.activation_requested):
         assert ask_running_instance(vault)
     server.close()
+    assert not may_be_running(vault)
 
 
 def test_settings_dialog_is_generated_from_options(qtbot) -> None:

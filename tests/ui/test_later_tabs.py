@@ -26,7 +26,7 @@ def window(qtbot, interaction: ScriptedInteraction, tmp_path: Path) -> Iterator[
 
 
 def test_the_later_tabs_are_built_after_the_first_show_in_place(qtbot, window: MainWindow) -> None:
-    assert window._built == {}  # nothing but review and reflections before the window shows
+    assert window._built == {}  # nothing but the review tab before the window shows
     window.tabs.setCurrentIndex(2)
     window.show()
     qtbot.waitUntil(lambda: len(window._built) == len(LATER_PANES), timeout=WAIT)

@@ -25,13 +25,14 @@ def test_importing_the_window_loads_none_of_the_engine() -> None:
 
 
 def test_importing_the_window_leaves_the_later_tabs_for_later() -> None:
-    """Knowledge, cycle and status load after the window shows, not with ``ui.app``."""
+    """The later tabs and the single-instance socket load after the window shows, not with ``ui.app``."""
     run = subprocess.run([sys.executable, "-c", "import sys, ui.app; print(sorted(sys.modules))"],
                          capture_output=True, text=True, timeout=120,
                          env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
     assert run.returncode == 0, run.stderr[-2000:]
     assert "'ui.panes.review'" in run.stdout
-    for later in ("ui.panes.knowledge", "ui.panes.cycle", "ui.panes.status", "ui.services.cycles"):
+    for later in ("ui.panes.reflections", "ui.panes.knowledge", "ui.panes.cycle", "ui.panes.status",
+                  "ui.services.cycles", "PySide6.QtNetwork"):
         assert f"'{later}'" not in run.stdout, later
 
 
