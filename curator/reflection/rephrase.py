@@ -16,7 +16,8 @@ GENERIC_SPEAKERS = frozenset({"", "user", "human", "me", "you", "person", "speak
 
 _CONTRACTIONS = {"i'm": "is", "i've": "has", "i'll": "will", "i'd": "would"}
 _IRREGULAR = {"am": "is", "have": "has", "do": "does", "go": "goes", "was": "was", "were": "was",
-              "are": "are"}  # "Ana and I are": a plural subject keeps "are"
+              "are": "are",  # "Ana and I are": a plural subject keeps "are"
+              "wanna": "wants to", "gonna": "is going to", "gotta": "has to"}  # never "Jon wannas"
 # Adverbs between "I" and its verb ("I still work"): the verb after them agrees instead.
 _ADVERBS = frozenset(
     ["also", "just", "still", "never", "always", "often", "usually", "really", "already", "recently",
@@ -83,8 +84,53 @@ def _compound(before: str) -> bool:
 _OTHERS = re.compile(r"\b(?:they|them|their|theirs|they['’](?:re|ve|ll|d))\b", re.IGNORECASE)
 
 
-def as_memory(text: str, speaker: str) -> str:
+# "my friends", "my two kids": a plural the person owns, which a later "they" could mean.
+_OWNED_PLURAL = re.compile(
+    r"\b[Mm]y\s+(?:(?:two|three|four|five|little|older|younger|best|closest|old|new|dear|close)\s+)?"
+    r"[a-z]+[^s'\s]s\b")
+
+
+def speaks_of_others(text: str) -> bool:
+    """Whether a "they" in ``text`` could mean other people (so it cannot stand for the person):
+    it already says "they" of others, or names people the person has ("my friends")."""
+    return _OTHERS.search(text) is not None or _OWNED_PLURAL.search(text) is not None
+
+
+# "I" once the person is named: "they" takes the verb "I" takes, except these.
+_THEY_VERBS = {"am": "are", "was": "were", "wasn't": "weren't", "wasn’t": "weren’t"}
+_THEY_CONTRACTIONS = {"m": "'re", "ve": "'ve", "ll": "'ll", "d": "'d"}
+_THEY_DROPPED = {"m": "are", "ve": "have", "ll": "will", "d": "would"}
+_JOINED = re.compile(r"(?:^|\s)(?:and|but|or|yet)\s*$", re.IGNORECASE)
+
+
+def _again(before: str, previous: str | None, contraction: str | None, space: str, word: str) -> tuple[str, str]:
+    """A later "I" of a named person, and how its subject was said (``name`` or ``they``).
+
+    Right after "and"/"but", with the person the subject of the clause before in the same
+    sentence, the subject is dropped and the verb agrees with how that one was said ("Maya is
+    allergic to peanuts and studies Portuguese", "They don't eat meat and don't drink");
+    elsewhere it is "they".
+    """
+    if previous and _JOINED.search(before) and word and (contraction or word.lower() not in _ADVERBS):
+        if contraction:
+            table = _CONTRACTIONS if previous == "name" else None
+            verb = table["i" + chr(39) + contraction.lower()] if table else _THEY_DROPPED[contraction.lower()]
+            return f"{verb}{space}{word}", previous
+        if previous == "name":
+            return third_person_verb(word), previous
+        return _THEY_VERBS.get(word.lower(), word), previous
+    starts = not before.strip() or before.rstrip()[-1] in ".!?"
+    they = "They" if starts else "they"
+    if contraction:
+        return f"{they}{_THEY_CONTRACTIONS[contraction.lower()]}{space}{word}", "they"
+    return f"{they}{space}{_THEY_VERBS.get(word.lower(), word)}", "they"
+
+
+def as_memory(text: str, speaker: str, *, named: bool = False) -> str:
     """``text`` with the speaker as subject; unchanged when the speaker has no real name.
+
+    ``named``: an earlier sentence of the same memory already names the person (and uses no
+    "they" for others), so this one says "they" and "their" from its first "I" and "my".
 
     "I work night shifts, so my sleep suffers." -> "Maya works night shifts, so their sleep
     suffers." Only "I", "my", "me", "myself" and the contractions are rewritten; the rest of
@@ -95,6 +141,20 @@ def as_memory(text: str, speaker: str) -> str:
         return text
 
     plural = _OTHERS.search(text) is not None
+    # Once the name is said, a later "I" is not the name again ("Jon has been into dancing since
+    # Jon was a kid ... so Jon can teach", issue 20): after "and"/"but" the subject is dropped
+    # ("and studies Portuguese"), elsewhere it is "they". Not where "they" already means others,
+    # nor beside a compound subject ("Ana and Maya ..., and Maya was excited"): the name stays.
+    pronouns = not plural and not any(_compound(text[: m.start()]) for m in _SUBJECT_RE.finditer(text))
+    said_before = re.compile(rf"\b{re.escape(name)}\b|\b(?:I|[Mm]y|me|mine)\b|\bI['’]")
+
+    # How the person's last subject was said, and where it ended (a sentence end forgets it).
+    last: list[tuple[str, int]] = []
+
+    def said_in_sentence(before: str) -> str | None:
+        if not last or re.search(r"[.!?;]", before[last[-1][1]:]):
+            return None
+        return last[-1][0]
 
     def subject(match: re.Match[str]) -> str:
         lead, contraction, space, word = match.group(1), match.group(2), match.group(3) or "", match.group(4) or ""
@@ -102,6 +162,12 @@ def as_memory(text: str, speaker: str) -> str:
         if not contraction and _compound(before):
             # "Ana and Maya go": a plural subject takes the verb "I" takes ("was" becomes "were").
             return f"{lead}{name}{space}{_PLURAL_VERBS.get(word.lower(), word)}"
+        # After "my friends" a "they" would mean the friends: the name again.
+        if pronouns and (named or said_before.search(before)) and not _OWNED_PLURAL.search(before):
+            rendered, how = _again(before, said_in_sentence(before), contraction, space, word)
+            last.append((how, match.end()))
+            return rendered
+        last.append(("name", match.end()))
         if contraction:
             return f"{lead}{name} {_CONTRACTIONS['i' + chr(39) + contraction.lower()]}{space}{word}"
         if word.lower() in _ADVERBS:
@@ -119,10 +185,10 @@ def as_memory(text: str, speaker: str) -> str:
     said = re.compile(rf"\b{re.escape(name)}\b|\b[Mm]y\b|\bmine\b|\bme\b(?!-)")
 
     def pronoun(match: re.Match[str]) -> str:
-        named = said.search(out, 0, match.start()) is not None  # the name, or a "my" that becomes it
+        known = named or said.search(out, 0, match.start()) is not None  # the name, or a "my" that becomes it
         if match.group(0) == "me":
-            return "them" if named and not plural else name
-        return "their" if named and not plural else f"{name}'s"
+            return "them" if known and not plural else name
+        return "their" if known and not plural else f"{name}'s"
 
     out = re.sub(r"\b[Mm]y\b|\bmine\b|\bme\b(?!-)", pronoun, out)
     return out[:1].upper() + out[1:]

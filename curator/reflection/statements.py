@@ -25,7 +25,12 @@ from curator.index.text import STOP_WORDS, elide, stem
 from curator.reflection.gates.untrusted import instruction_reasons, invisible_characters
 from curator.reflection.languages import Table, detect, tables
 from curator.reflection.narrowing import sentences
-from curator.reflection.rephrase import GENERIC_SPEAKERS, as_memory
+from curator.reflection.rephrase import (
+    GENERIC_SPEAKERS,
+    as_memory,
+    is_first_person,
+    speaks_of_others,
+)
 from curator.sources.turns import IndexedTurn
 
 MAX_SENTENCES = 3  # a candidate is at most this many sentences of one turn
@@ -120,6 +125,20 @@ class Statement:
         return {w.casefold() for w in _words(self.quote)
                 if w[:1].isupper() and w != "I" and w.casefold() != speaker and w.lower() not in STOP_WORDS}
 
+
+
+def _retold(parts: list[str], speaker: str) -> str:
+    """The sentences of one statement about the speaker, each retold; once one names the
+    person, the next say "they" and "their" ("Caroline's goal is ... They're grateful ..."),
+    unless a sentence so far used "they" for others."""
+    out: list[str] = []
+    named = others = False
+    for part in parts:
+        plain = _plain(part)
+        out.append(as_memory(plain, speaker, named=named and not others))
+        others = others or speaks_of_others(plain)
+        named = named or is_first_person(plain)
+    return " ".join(out)
 
 def _words(text: str) -> list[str]:
     return re.findall(r"[A-Za-z][A-Za-z'’-]*|\d+", text)
@@ -258,7 +277,7 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
                 continue  # only "we": code cannot say who, and the memory would read "We played games"
             if _POINTING.match(_plain(group[0])):
                 continue
-            memory = _EXCLAIMED.sub(".", " ".join(as_memory(_plain(s), speaker) for s in _lasting_part(group)))
+            memory = _EXCLAIMED.sub(".", _retold(_lasting_part(group), speaker))
             rank = rank_of(quote)
             if rank <= 0:
                 continue
