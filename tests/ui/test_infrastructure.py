@@ -14,7 +14,12 @@ from ui.dialogs.settings_dialog import GROUP_TITLES, SEND_GROUP, SOURCES_TITLE, 
 from ui.dialogs.setup_widgets import ModelPicker
 from ui.infra.bridge import EventRelay, MainThreadPoster
 from ui.infra.resources import ROLE_STYLES, accents, app_icon, icon, set_role
-from ui.infra.single_instance import InstanceServer, ask_running_instance, may_be_running, server_name
+from ui.infra.single_instance import (
+    InstanceServer,
+    ask_running_instance,
+    may_be_running,
+    server_name,
+)
 from ui.infra.workers import OpRunner
 from ui.tray import TrayController, badge_icon
 
