@@ -45,7 +45,7 @@ class Menu:
     def variables(self) -> dict[str, Any]:
         return {
             "people": ", ".join(sorted({s.turn.speaker for s in self.offered})),
-            "statements": "\n".join(f"{i}. {s.memory}" for i, s in enumerate(self.offered, 1)),
+            "statements": "\n".join(f"{i}. {s.offered}" for i, s in enumerate(self.offered, 1)),
             "most": str(self.most),
             NARROWING_KEY: ChoiceNarrowing(len(self.offered), self.most),
         }

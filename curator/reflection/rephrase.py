@@ -126,11 +126,13 @@ def _again(before: str, previous: str | None, contraction: str | None, space: st
     return f"{they}{space}{_THEY_VERBS.get(word.lower(), word)}", "they"
 
 
-def as_memory(text: str, speaker: str, *, named: bool = False) -> str:
+def as_memory(text: str, speaker: str, *, named: bool = False, again: bool = True) -> str:
     """``text`` with the speaker as subject; unchanged when the speaker has no real name.
 
     ``named``: an earlier sentence of the same memory already names the person (and uses no
     "they" for others), so this one says "they" and "their" from its first "I" and "my".
+    ``again=False``: every "I" is the name (the retelling the chooser model is shown, which
+    measured better for its choices; see ``Statement.shown``).
 
     "I work night shifts, so my sleep suffers." -> "Maya works night shifts, so their sleep
     suffers." Only "I", "my", "me", "myself" and the contractions are rewritten; the rest of
@@ -145,7 +147,7 @@ def as_memory(text: str, speaker: str, *, named: bool = False) -> str:
     # Jon was a kid ... so Jon can teach", issue 20): after "and"/"but" the subject is dropped
     # ("and studies Portuguese"), elsewhere it is "they". Not where "they" already means others,
     # nor beside a compound subject ("Ana and Maya ..., and Maya was excited"): the name stays.
-    pronouns = not plural and not any(_compound(text[: m.start()]) for m in _SUBJECT_RE.finditer(text))
+    pronouns = again and not plural and not any(_compound(text[: m.start()]) for m in _SUBJECT_RE.finditer(text))
     said_before = re.compile(rf"\b{re.escape(name)}\b|\b(?:I|[Mm]y|me|mine)\b|\bI['’]")
 
     # How the person's last subject was said, and where it ended (a sentence end forgets it).
@@ -188,7 +190,10 @@ def as_memory(text: str, speaker: str, *, named: bool = False) -> str:
         known = named or said.search(out, 0, match.start()) is not None  # the name, or a "my" that becomes it
         if match.group(0) == "me":
             return "them" if known and not plural else name
-        return "their" if known and not plural else f"{name}'s"
+        # "to have my husband and kids; they keep me going": "their husband" is clear while no
+        # "they" for others has come yet.
+        ahead = again and plural and _OTHERS.search(out, 0, match.start()) is None
+        return "their" if known and (not plural or ahead) else f"{name}'s"
 
     out = re.sub(r"\b[Mm]y\b|\bmine\b|\bme\b(?!-)", pronoun, out)
     return out[:1].upper() + out[1:]

@@ -242,3 +242,20 @@ def test_a_correction_still_applies_after_its_fact_was_approved(tmp_path: Path) 
             review.approve(USER, correction.doc_id, shown.item.content_hash)
     finally:
         engine.close()
+
+
+def test_the_chooser_reads_the_name_and_the_person_gets_they(
+        vault: VaultPaths, store: DocumentStore, turns: FakeTurns, clock: ManualClock) -> None:
+    """Issue 20: the staged memory names the person once; the choosing model is shown the
+    retelling with the name at every "I", on which its choices measured better."""
+    turns.add(1, "I adopted a rescue greyhound named Luna in March. I walk her before my night shifts.")
+    model = ScriptedModel([{"keep": [{"number": 1, "category": "Facts"}]}])
+    reflector = BatchReflector(vault, store, turns, VaultKnowledgeIndex(store), model, Settings(), clock=clock,
+                               sleep=lambda _s: None, writer="choose")
+    result = reflector.run(USER, 0)
+    assert result.status == "completed", result.error
+    assert model.calls[0]["variables"]["statements"].splitlines()[0] == (
+        "1. Maya adopted a rescue greyhound named Luna in March. Maya walks her before their night shifts.")
+    [doc] = [Document.load(vault.user(USER).root / s.path) for s in result.staged]
+    assert doc.body.strip() == ("Maya adopted a rescue greyhound named Luna in March. "
+                                "They walk her before their night shifts.")

@@ -78,9 +78,9 @@ def test_the_name_is_said_once_then_a_pronoun_unless_they_means_others() -> None
     """Issue 20: "which refreshes Melanie and helps Melanie stay present for Melanie's fam"."""
     assert as_memory("I play my violin every day, which refreshes me and helps me stay present.", "Melanie") == \
         "Melanie plays their violin every day, which refreshes them and helps them stay present."
-    # "they" already means the husband and kids: the name stays, so nobody is confused.
+    # "they" means the husband and kids: after it the name stays, so nobody is confused.
     assert as_memory("I am lucky to have my husband and kids; they keep me motivated.", "Melanie") == \
-        "Melanie is lucky to have Melanie's husband and kids; they keep Melanie motivated."
+        "Melanie is lucky to have their husband and kids; they keep Melanie motivated."
     assert as_memory("I took some me-time.", "Melanie") == "Melanie took some me-time."
 
 
@@ -132,3 +132,11 @@ def test_a_named_person_is_not_named_again_at_every_i() -> None:
         "Ana and Maya are going to Lisbon, and Maya was excited."
     assert as_memory("My kids keep me busy; they know I love them.", "Maya") == \
         "Maya's kids keep Maya busy; they know Maya loves them."
+
+
+def test_my_before_a_they_for_others_is_their() -> None:
+    assert as_memory("I am lucky to have my husband and kids; they keep me motivated.", "Melanie") == \
+        "Melanie is lucky to have their husband and kids; they keep Melanie motivated."
+    # After that "they", "my" is the name again: "their" would read as the kids'.
+    assert as_memory("My kids keep me busy; they know my schedule.", "Maya") == \
+        "Maya's kids keep Maya busy; they know Maya's schedule."

@@ -31,6 +31,9 @@ def test_a_memory_names_the_person_once_across_its_sentences(turns: FakeTurns) -
     [found] = statements(turns.turns.values())
     assert found.memory == ("Caroline's goal is to adopt and give kids a loving home. They're truly grateful "
                             "for the support they've got from their mentors.")
+    # The chooser model reads the name at every "I" (it chose worse from the pronouns).
+    assert found.offered == ("Caroline's goal is to adopt and give kids a loving home. Caroline is truly "
+                             "grateful for the support Caroline has got from their mentors.")
 
 
 def test_the_name_stays_when_they_already_means_others(turns: FakeTurns) -> None:
@@ -39,3 +42,19 @@ def test_the_name_stays_when_they_already_means_others(turns: FakeTurns) -> None
     [found] = statements(turns.turns.values())
     assert found.memory == ("Caroline's friends have been there through everything since Caroline moved from "
                             "Sweden. They know Caroline so well and Caroline trusts them with anything.")
+
+
+def test_an_english_greeting_with_no_i_is_not_a_memory_in_their_words(turns: FakeTurns) -> None:
+    """It had no "I" and no lasting word, so it took the path of a language with no table and
+    was proposed as 'Jon said: "Hey Gina, hope you're doing ok!"' (issue 20)."""
+    turns.add(1, "Hey Gina, hope you're doing ok! I opened a dance studio in Portland last month.", speaker="Jon")
+    assert [s.memory for s in statements(turns.turns.values())] == ["Jon opened a dance studio in Portland last month."]
+
+
+def test_agreeing_and_how_things_go_are_left_out_of_the_memory_not_the_choice(turns: FakeTurns) -> None:
+    turns.add(1, "I 100% agree, Mel. My sister and I hike in the Alps every August.", speaker="Caroline")
+    turns.add(2, "It's been going well. Last week I started a pottery class on Thursdays.", speaker="Tim")
+    found = {s.turn.number: s for s in statements(turns.turns.values())}
+    assert found[1].memory == "Caroline's sister and Caroline hike in the Alps every August."
+    assert found[2].memory == "Last week Tim started a pottery class on Thursdays."
+    assert found[2].offered.startswith("It's been going well.")  # the chooser reads what it was measured on
