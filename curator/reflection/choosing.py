@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from curator.reflection.corrected import corrected_text
-from curator.reflection.languages import Table, detect, tables
+from curator.reflection.languages import HAN_KANA_RUN, Table, detect, tables
 from curator.reflection.narrowing import NARROWING_KEY, ChoiceNarrowing
 from curator.reflection.ports import GenerationDefaults, KnowledgeDoc
 from curator.reflection.schemas import NewFact, SchemaError, load_json_object
@@ -157,7 +157,7 @@ def _keys(table: Table | None, text: str) -> set[str]:
         return set()
     keys = table.matched("dates", text) | table.matched("lasting", text)
     if not table.spaced:  # Chinese, Japanese: runs of Han or katakana ("図書館", "ピアノ") are its nouns
-        keys |= set(_NOUN_RUN.findall(text))
+        keys |= set(HAN_KANA_RUN.findall(text))
     if table.spaced:
         plain = set(table.lists.get("stop", ())) | set(table.lists.get("correction", ())) \
             | set(table.lists.get("negation", ()))
@@ -165,7 +165,6 @@ def _keys(table: Table | None, text: str) -> set[str]:
     return keys
 
 
-_NOUN_RUN = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]{2,}|[\u30a1-\u30fa\u30fc]{2,}")
 
 
 def names_of(text: str) -> set[str]:

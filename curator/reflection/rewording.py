@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from curator.reflection.languages import detect, tables
+from curator.reflection.languages import HAN_KANA_RUN, detect, tables
 from curator.reflection.ports import GenerationDefaults, ModelCancelled, ModelClient
 from curator.reflection.rephrase import is_first_person
 from curator.reflection.schemas import ItemRejection, load_json_object
@@ -53,7 +53,6 @@ NOTHING = "NONE"
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 _NAME = re.compile(r"[^\W\d_][\w'’-]*", re.UNICODE)
 _SENTENCE_END = re.compile(r"[.!?。！？]+\s*")
-_RUN = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]{2,}|[\u30a1-\u30fa\u30fc]{2,}")
 MOST_NEW_WORDS = 0.25  # a memory with this share of its longer words from outside the turn is refused
 _WE = re.compile(r"\b(?:we|we['’](?:ll|re|ve|d)|us|our|ours|ourselves)\b", re.IGNORECASE)
 _ENGLISH_NAMES = {"de": "German", "fr": "French", "es": "Spanish", "it": "Italian", "pt": "Portuguese",
@@ -152,7 +151,7 @@ def _foreign_words(statement: Statement, memory: str, person: str) -> list[str]:
     source = f"{statement.quote} {statement.memory}".casefold()
     skip = {w.casefold() for w in person.split()}
     if table is not None and not table.spaced:
-        runs = [r for r in _RUN.findall(memory) if r not in skip]
+        runs = [r for r in HAN_KANA_RUN.findall(memory) if r not in skip]
         missing = [r for r in runs if r not in source]
     else:
         known = {w[:5] for w in _NAME.findall(source)}

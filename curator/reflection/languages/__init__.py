@@ -119,6 +119,11 @@ def tables() -> dict[str, Table]:
     return out
 
 
+# A run of two or more Han characters or katakana: a noun-like key of a Chinese or Japanese
+# sentence (its words have no spaces between them), shared by choosing and wording checks.
+HAN_KANA_RUN = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]{2,}|[\u30a1-\u30fa\u30fc]{2,}")
+
+
 def _script(text: str) -> str:
     counts: dict[str, int] = {}
     for ch in text:
