@@ -61,8 +61,16 @@ _SMALL_TALK = re.compile(
 _POINTING = re.compile(r"^(?:it|that|this|these|those|they|he|she|let['’]s|let us)\b(?!['’]s been)"
                        r"(?!\s+(?:day|year|month|week|weekend|morning|evening|night|summer|winter|spring|autumn|time)s?\b)",
                        re.IGNORECASE)
+# "those places", "these kids" in a statement of one sentence: what they are was said before it.
+_POINTING_INSIDE = re.compile(r"\b(?:those|these)\s+(?!days\b)[a-z]+", re.IGNORECASE)
 _EXCLAIMED = re.compile(r"[!！]+(?=\s|$)|(?<=\w)[!?]{2,}")
 _THANKS = re.compile(r"^(?:thanks|thank you|thx)\b(?!\s*[,.!])", re.IGNORECASE)
+# Words to the other person with no "you" in them: congratulating, suggesting, answering their
+# news ("Sounds like a fun experience"), offering ("Count on me"). None was ever a gold fact.
+_TO_LISTENER = re.compile(r"^(?:congrats|congratulations|kudos|sounds like|count on me|let['’]s|let us)\b",
+                          re.IGNORECASE)
+# A name or nickname said to the listener before the sentence ("Mel, let's ..."): one word, a comma.
+_VOCATIVE = re.compile(r"^[A-Z][a-z]{1,12},\s+")
 # Said to the listener ("you can do it", "with your support"): about them or the two of them,
 # not a fact about the speaker's own life.
 _SECOND_PERSON = re.compile(r"\byou(?:r|rs|rself|['’](?:re|ve|ll|d))?\b", re.IGNORECASE)
@@ -233,6 +241,8 @@ def _kept_sentences(text: str, listeners: frozenset[str] = frozenset()) -> tuple
             continue
         if _THANKS.match(sentence):
             continue  # "Thanks for being a great friend": what is left would be a fragment
+        if _TO_LISTENER.match(_VOCATIVE.sub("", sentence)):
+            continue  # "Congrats on those deals", "Mel, let's spread love": to the other person
         body = sentence
         for _ in range(3):  # "Oh, of course, my friend." is chatter all through
             shorter = _SMALL_TALK.sub("", body).strip()
@@ -286,6 +296,8 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
                 continue  # only "we": code cannot say who, and the memory would read "We played games"
             if _POINTING.match(_plain(group[0])):
                 continue
+            if len(group) == 1 and _POINTING_INSIDE.search(quote):
+                continue  # "Going to those places is on my to-do list": which places?
             lasting = _lasting_part(group)
             memory = _EXCLAIMED.sub(".", _retold(_without_chatter(lasting), speaker))
             rank = rank_of(quote)

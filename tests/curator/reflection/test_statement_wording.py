@@ -58,3 +58,20 @@ def test_agreeing_and_how_things_go_are_left_out_of_the_memory_not_the_choice(tu
     assert found[1].memory == "Caroline's sister and Caroline hike in the Alps every August."
     assert found[2].memory == "Last week Tim started a pottery class on Thursdays."
     assert found[2].offered.startswith("It's been going well.")  # the chooser reads what it was measured on
+
+
+def test_words_to_the_other_person_are_not_memories(turns: FakeTurns) -> None:
+    """Congratulating, suggesting, answering the other's news, offering help: none has a "you",
+    all were proposed on LoCoMo, none was a gold fact (issue 20)."""
+    turns.add(1, "Mel, let's spread love and understanding. Congrats on those deals with Nike and Gatorade. "
+                 "Sounds like a fun experience, even if I'm not into games.", speaker="Caroline")
+    turns.add(2, "Count on me for support. My brother Sam lives in Oslo and works as a nurse.", speaker="Tim")
+    assert [s.memory for s in statements(turns.turns.values())] == [
+        "Tim's brother Sam lives in Oslo and works as a nurse."]
+
+
+def test_a_lone_sentence_about_those_things_points_back(turns: FakeTurns) -> None:
+    turns.add(1, "Going to those places is definitely on my to-do list.", speaker="John")
+    turns.add(2, "I run a lot these days, mostly along the river in Lyon.", speaker="John")
+    assert [s.memory for s in statements(turns.turns.values())] == [
+        "John runs a lot these days, mostly along the river in Lyon."]
