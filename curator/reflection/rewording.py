@@ -39,7 +39,7 @@ from curator.reflection.languages import HAN_KANA_RUN, detect, tables
 from curator.reflection.ports import GenerationDefaults, ModelCancelled, ModelClient
 from curator.reflection.rephrase import is_first_person
 from curator.reflection.schemas import ItemRejection, load_json_object
-from curator.reflection.statements import DATE_WORDS, Statement
+from curator.reflection.statements import DATE_WORDS, Statement, lasting_cues
 
 REWORD_PROMPT = "batch_reworder"
 REWORD_DEFAULTS = GenerationDefaults(temperature=0.0, max_tokens=60)
@@ -104,7 +104,7 @@ def problems(statement: Statement, memory: str) -> list[str]:
     person = statement.person or statement.turn.speaker or ""
     if person and person.casefold() not in memory.casefold():
         found.append(f"does not say it is about {person}")
-    dropped = _dropped_dates(statement, memory)
+    dropped = _dropped_dates(statement, memory) or _dropped_cues(statement, memory)
     if dropped:
         found.append(f"leaves out {dropped[0]!r}")
     foreign = _foreign_words(statement, memory, person)
@@ -141,6 +141,17 @@ def _dropped_dates(statement: Statement, memory: str) -> list[str]:
         return []
     folded = memory.casefold()
     return sorted(d for d in said if d not in folded)
+
+
+def _dropped_cues(statement: Statement, memory: str) -> list[str]:
+    """Words of code's retelling that make it a lasting fact (job, sister, moved …) that the
+    memory leaves out. The 1.5B turned "Lost Jon's job as a banker yesterday, so they're gonna
+    take a shot at starting their own business" into "Jon is starting their own business.":
+    shorter, and without the fact."""
+    table = tables().get(detect(statement.quote))
+    if table is not None:
+        return sorted(table.matched("lasting", statement.memory) - table.matched("lasting", memory))
+    return sorted(lasting_cues(statement.memory) - lasting_cues(memory))
 
 
 def _foreign_words(statement: Statement, memory: str, person: str) -> list[str]:

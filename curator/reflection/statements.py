@@ -161,6 +161,11 @@ def _words(text: str) -> list[str]:
     return re.findall(r"[A-Za-z][A-Za-z'’-]*|\d+", text)
 
 
+def lasting_cues(text: str) -> set[str]:
+    """The stems of ``text`` that mark a lasting fact in English (job, sister, moved, …)."""
+    return {s for s in (stem(w.lower()) for w in _words(text)) if s in _LASTING}
+
+
 def rank_of(text: str) -> float:
     """How much ``text`` looks like a lasting fact: cue words, names, numbers and dates."""
     words = _words(text)
@@ -241,14 +246,14 @@ def _kept_sentences(text: str, listeners: frozenset[str] = frozenset()) -> tuple
             continue
         if _THANKS.match(sentence):
             continue  # "Thanks for being a great friend": what is left would be a fragment
-        if _TO_LISTENER.match(_VOCATIVE.sub("", sentence)):
-            continue  # "Congrats on those deals", "Mel, let's spread love": to the other person
         body = sentence
         for _ in range(3):  # "Oh, of course, my friend." is chatter all through
             shorter = _SMALL_TALK.sub("", body).strip()
             if shorter == body:
                 break
             body = shorter
+        if _TO_LISTENER.match(sentence) or _TO_LISTENER.match(_VOCATIVE.sub("", body)):
+            continue  # "Congrats on those deals", "Yeah Mel, let's spread love": to the other person
         if (len(_words(body)) < MIN_WORDS or body.endswith("?") or _REQUEST.search(body)
                 or _SECOND_PERSON.search(body)):
             continue

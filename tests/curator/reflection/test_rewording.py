@@ -88,7 +88,8 @@ def test_words_that_are_not_the_persons_are_refused_before_asking(
                            {"memory": "Maya is a surgeon at St. Clair Hospital."}])
     result = reflector(vault, store, turns, clock, model).run(USER, 0)
     assert len(model.calls) == 2
-    assert [r.reason for r in result.rejections] == ["words not in the turn: surgeon; code's wording kept"]
+    assert [r.reason for r in result.rejections] == [
+        "leaves out 'nurs'; words not in the turn: surgeon; code's wording kept"]
 
 
 def test_a_name_or_number_not_in_the_turn_is_refused_before_asking(
@@ -118,10 +119,12 @@ def test_code_checks_any_language_without_english_word_overlap(turns: FakeTurns)
     found = {s.turn.number: s for s in statements([german, japanese])}
     # German capitalises every noun: a capital is no name to check; the year must be the turn's.
     assert problems(found[1], "Alex arbeitet seit 2019 als Krankenschwester im Nachtdienst.") == []
-    assert problems(found[1], "Alex arbeitet seit 2021 als Krankenschwester.") == ["number 2021 is not in the turn"]
+    assert problems(found[1], "Alex arbeitet seit 2021 als Krankenschwester.") == [
+        "number 2021 is not in the turn", "leaves out 'nachtdienst'"]
     assert "keeps the first person" in problems(found[1], "Ich arbeite als Krankenschwester im Nachtdienst.")
     # Whose fact it is must be said: a model's "Works as a nurse" or "Ana lives in Porto" loses it.
-    assert problems(found[1], "Arbeitet seit 2019 als Krankenschwester.") == ["does not say it is about Alex"]
+    assert problems(found[1], "Arbeitet seit 2019 als Krankenschwester im Nachtdienst.") == [
+        "does not say it is about Alex"]
     assert problems(found[2], "Alexは毎週土曜日に3時間ピアノを練習している。") == []
     assert problems(found[2], "Alexは毎週土曜日に5時間ピアノを練習している。") == ["number 5 is not in the turn"]
     assert "keeps the first person" in problems(found[2], "私は毎週ピアノを練習している。")
@@ -264,3 +267,12 @@ def test_codes_approvable_retelling_stays(
     doc = staged_texts(vault, result)["Maya works night shifts as a nurse at St. Clair Hospital, and they love the "
                                       "quiet wards at 3 am."]
     assert "chosen by the model; worded by code" in doc.get("notes")
+
+
+def test_a_wording_that_leaves_out_what_made_it_lasting_is_refused(turns: FakeTurns) -> None:
+    """The 1.5B turned "Lost my job as a banker yesterday, so I'm gonna take a shot at starting my
+    own business" into "Jon is starting their own business.": the lost job was the fact."""
+    [found] = statements([turns.add(1, "Lost my job as a banker yesterday, so I'm gonna take a shot at "
+                                       "starting my own business.", speaker="Jon")])
+    assert problems(found, "Jon is starting their own business.") == ["leaves out 'job'"]
+    assert problems(found, "Jon lost his job as a banker and is starting his own business.") == []

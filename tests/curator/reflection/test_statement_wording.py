@@ -63,7 +63,7 @@ def test_agreeing_and_how_things_go_are_left_out_of_the_memory_not_the_choice(tu
 def test_words_to_the_other_person_are_not_memories(turns: FakeTurns) -> None:
     """Congratulating, suggesting, answering the other's news, offering help: none has a "you",
     all were proposed on LoCoMo, none was a gold fact (issue 20)."""
-    turns.add(1, "Mel, let's spread love and understanding. Congrats on those deals with Nike and Gatorade. "
+    turns.add(1, "Yeah Mel, let's spread love and understanding! Congrats on those deals with Nike and Gatorade. "
                  "Sounds like a fun experience, even if I'm not into games.", speaker="Caroline")
     turns.add(2, "Count on me for support. My brother Sam lives in Oslo and works as a nurse.", speaker="Tim")
     assert [s.memory for s in statements(turns.turns.values())] == [
