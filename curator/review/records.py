@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-import hashlib
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -115,7 +114,10 @@ class ActionResult:
 
 
 def sha_text(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    # Imported here: loading OpenSSL for hashlib was 3 ms of the window's start.
+    from hashlib import sha256
+
+    return sha256(text.encode("utf-8")).hexdigest()
 
 
 def unified(old: str, new: str, old_name: str = "shown", new_name: str = "on disk") -> str:
