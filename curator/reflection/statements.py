@@ -353,7 +353,13 @@ def _without_chatter(lasting: list[str]) -> list[str]:
     or saying how things go ("It's been going well."). The chooser still reads them (its
     choices are measured on that text); the person approves a memory without them."""
     kept = [sentence for sentence in lasting if not _CHATTER.search(sentence)]
-    return kept or lasting
+    kept = kept or lasting
+    if len(kept) > 2 or len(" ".join(kept).split()) > 30:
+        # Too long to approve as it stands: a comment on the sentence before ("It was great to
+        # see their reactions.") goes first; the facts and the person's own feelings stay.
+        plain = [s for s in kept if not (_POINTING.match(_plain(s)) and not _FIRST_PERSON.search(s))]
+        kept = plain or kept
+    return kept
 
 
 # Agreeing with the listener, or how things go in general: words to the other person.

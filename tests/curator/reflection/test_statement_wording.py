@@ -75,3 +75,15 @@ def test_a_lone_sentence_about_those_things_points_back(turns: FakeTurns) -> Non
     turns.add(2, "I run a lot these days, mostly along the river in Lyon.", speaker="John")
     assert [s.memory for s in statements(turns.turns.values())] == [
         "John runs a lot these days, mostly along the river in Lyon."]
+
+
+def test_a_memory_too_long_to_approve_drops_its_comments_first(turns: FakeTurns) -> None:
+    """Measured (2026-11-26, LoCoMo, first three sessions): approvable 72 % -> 74 %, F1 unchanged;
+    the chooser still reads the comment, so its choices do not move."""
+    turns.add(1, "I just signed up Nike for a basketball shoe and gear deal. I'm also in talks with Gatorade "
+                 "about a potential sponsorship. It's pretty cool to be working with such big brands.",
+              speaker="John")
+    [found] = statements(turns.turns.values())
+    assert found.memory == ("John just signed up Nike for a basketball shoe and gear deal. They're also in "
+                            "talks with Gatorade about a potential sponsorship.")
+    assert found.offered.endswith("It's pretty cool to be working with such big brands.")
