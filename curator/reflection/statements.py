@@ -364,8 +364,14 @@ def _without_chatter(lasting: list[str]) -> list[str]:
 
 # Agreeing with the listener, or how things go in general: words to the other person.
 _CHATTER = re.compile(r"^\W*(?:I\s+(?:\S+\s+)?agree\b[^.!?]{0,20}[.!?]*\s*$|"
-                      r"(?:it['’]s|it\s+has|things\s+have|things\s+are|everything['’]s|all['’]s)\s+"
-                      r"(?:been\s+)?going\s+(?:really\s+)?(?:well|great|good|fine|ok(?:ay)?)\b[^.!?]{0,20}[.!?]*\s*$)",
+                      r"(?:(?:I\s+)?hope\s+)?(?:it['’]s|it\s+has|things\s+have|things\s+are|everything['’]s|all['’]s)\s+"
+                      r"(?:been\s+)?going\s+(?:really\s+)?(?:well|great|good|fine|ok(?:ay)?)\b[^.!?]{0,20}[.!?]*\s*$|"
+                      # Read 2026-11-26 in LoCoMo sessions four to six, none a fact:
+                      r"keep\s+up\s+the\s+(?:great|good|amazing)\s+work\b[^.!?]{0,20}[.!?]*\s*$|"
+                      r"(?:I\s+)?(?:really\s+)?appreciate\s+(?:the|your)\s+support\b[^.!?]{0,20}[.!?]*\s*$|"
+                      r"sorry\s+I\s+haven['’]t\s+been\s+around\b[^.!?]{0,20}[.!?]*\s*$|"
+                      r"(?:it['’]s\s+)?been\s+(?:so\s+|really\s+)?(?:hectic|crazy|busy|wild)(?:\s+for\s+me)?"
+                      r"(?:\s+lately)?[.!?]*\s*$)",
                       re.IGNORECASE)
 
 

@@ -87,3 +87,13 @@ def test_a_memory_too_long_to_approve_drops_its_comments_first(turns: FakeTurns)
     assert found.memory == ("John just signed up Nike for a basketball shoe and gear deal. They're also in "
                             "talks with Gatorade about a potential sponsorship.")
     assert found.offered.endswith("It's pretty cool to be working with such big brands.")
+
+
+def test_chatter_read_in_later_sessions_is_left_out_of_the_memory(turns: FakeTurns) -> None:
+    turns.add(1, "Keep up the great work. I've been taking notes about local politics in my notebook.",
+              speaker="Maria")
+    turns.add(2, "Sorry I haven't been around. I made my friend some coconut ice cream for her birthday.",
+              speaker="Nate")
+    found = {s.turn.number: s.memory for s in statements(turns.turns.values())}
+    assert found == {1: "Maria has been taking notes about local politics in their notebook.",
+                     2: "Nate made their friend some coconut ice cream for her birthday."}
