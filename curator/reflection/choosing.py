@@ -165,8 +165,6 @@ def _keys(table: Table | None, text: str) -> set[str]:
     return keys
 
 
-
-
 def names_of(text: str) -> set[str]:
     """Capitalised words of ``text`` after its first (names, places, months), folded."""
     words = text.split()

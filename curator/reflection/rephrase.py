@@ -113,8 +113,8 @@ def _again(before: str, previous: str | None, contraction: str | None, space: st
     """
     if previous and _JOINED.search(before) and word and (contraction or word.lower() not in _ADVERBS):
         if contraction:
-            table = _CONTRACTIONS if previous == "name" else None
-            verb = table["i" + chr(39) + contraction.lower()] if table else _THEY_DROPPED[contraction.lower()]
+            key = contraction.lower()
+            verb = _CONTRACTIONS["i'" + key] if previous == "name" else _THEY_DROPPED[key]
             return f"{verb}{space}{word}", previous
         if previous == "name":
             return third_person_verb(word), previous

@@ -316,10 +316,7 @@ class SignalAccumulator:
             state.turns_since_last_batch += 1
             self._last_exchange = None
             if turn.role == "user":
-                topic = turn_topic(turn.text)
-                if topic:
-                    state.recent_topics.append(topic)
-                    del state.recent_topics[:-tuning.topic_window]
+                self._remember_topic(turn_topic(turn.text), tuning)
 
     def update_many(self, turns: Iterable[IndexedTurn]) -> list[SignalUpdate]:
         """``update`` for several turns, persisting once at the end."""
@@ -428,13 +425,18 @@ class SignalAccumulator:
         self._last_exchange = key
         state.turns_since_last_batch += 1
         state.urgency_score = round(state.urgency_score + sum(s.weight for s in found), 6)
-        if turn.role == "user" and topic:
-            state.recent_topics.append(topic)
-            del state.recent_topics[:-tuning.topic_window]
+        if turn.role == "user":
+            self._remember_topic(topic, tuning)
         for signal in found:
             log.info("turn %d of %s: signal %s +%.1f (%s)", turn.number, turn.user_id,
                      signal.name, signal.weight, signal.detail)
         return found
+
+    def _remember_topic(self, topic: str, tuning: _Tuning) -> None:
+        """Keep a user turn's topic in the window of recent ones (an empty topic is none)."""
+        if topic:
+            self._state.recent_topics.append(topic)
+            del self._state.recent_topics[:-tuning.topic_window]
 
     def _load(self) -> SignalState:
         data, warning = read_json_state(self.path, {})
