@@ -79,7 +79,12 @@ def _compound(before: str) -> bool:
     other = words[-2]
     if other.endswith((",", ";")):
         return False
+    if len(words) >= 3 and words[-3].lower() in _PLACE_WORDS:
+        return False  # "a paramedic in Leeds and I work": a place, then a clause of its own
     return other[:1].isupper() or (len(words) >= 3 and words[-3].lower() in ("my", "our", "his", "her"))
+
+
+_PLACE_WORDS = frozenset(["in", "at", "from", "to", "near", "around", "outside", "inside", "for", "of", "on"])
 
 _OTHERS = re.compile(r"\b(?:they|them|their|theirs|they['’](?:re|ve|ll|d))\b", re.IGNORECASE)
 

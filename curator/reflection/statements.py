@@ -309,7 +309,9 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
             if rank <= 0:
                 continue
             shown = _EXCLAIMED.sub(".", " ".join(as_memory(_plain(s), speaker, again=False) for s in lasting))
-            out.append(Statement(turn, quote, memory, title_of(shown, speaker), rank, person=speaker,
+            # The title is the person's to read, like the memory ("Sorry the user hasn't been
+            # around" was the title of a memory that had left that sentence out).
+            out.append(Statement(turn, quote, memory, title_of(memory, speaker), rank, person=speaker,
                                  shown=shown))
     out.sort(key=lambda s: (s.instruction, -s.rank, s.turn.number))
     return out

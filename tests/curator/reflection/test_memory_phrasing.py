@@ -140,3 +140,11 @@ def test_my_before_a_they_for_others_is_their() -> None:
     # After that "they", "my" is the name again: "their" would read as the kids'.
     assert as_memory("My kids keep me busy; they know my schedule.", "Maya") == \
         "Maya's kids keep Maya busy; they know Maya's schedule."
+
+
+def test_a_place_before_and_i_is_no_compound_subject() -> None:
+    """A chat with no name for the person gave "the user is a paramedic in Leeds and the user
+    work four twelve-hour shifts": "Leeds and I" was read as two people."""
+    assert as_memory("I'm a paramedic in Leeds and I work four shifts, so I need quick meals.", "Maya") == \
+        "Maya is a paramedic in Leeds and works four shifts, so they need quick meals."
+    assert as_memory("Ana and I are going to Lisbon.", "Maya") == "Ana and Maya are going to Lisbon."

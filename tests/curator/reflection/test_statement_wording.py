@@ -97,3 +97,12 @@ def test_chatter_read_in_later_sessions_is_left_out_of_the_memory(turns: FakeTur
     found = {s.turn.number: s.memory for s in statements(turns.turns.values())}
     assert found == {1: "Maria has been taking notes about local politics in their notebook.",
                      2: "Nate made their friend some coconut ice cream for her birthday."}
+
+
+def test_the_title_comes_from_the_memory_not_from_what_the_chooser_reads(turns: FakeTurns) -> None:
+    turns.add(1, "Sorry I haven't been around. My shifts moved to three twelve-hour nights a week.",
+              speaker="Maya")
+    [found] = statements(turns.turns.values())
+    assert found.offered.startswith("Sorry Maya hasn't been around.")
+    assert found.memory == "Maya's shifts moved to three twelve-hour nights a week."
+    assert not found.title.lower().startswith("sorry")
