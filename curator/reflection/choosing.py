@@ -143,8 +143,16 @@ def corrected(statement: Statement, existing: Sequence[KnowledgeDoc], people: Se
     scored = sorted(((len(names & (names_of(d.text) | _keys(table, d.text))), d.text) for d in existing),
                     reverse=True)
     if scored[0][0] < MIN_SHARED_NAMES or (len(scored) > 1 and scored[1][0] == scored[0][0]):
-        return ""
+        return _value_swapped(statement, existing)
     return scored[0][1]
+
+
+def _value_swapped(statement: Statement, existing: Sequence[KnowledgeDoc]) -> str:
+    """The one fact whose value the statement denies and replaces ("it's three twelve-hour
+    shifts now, not four" of "works four twelve-hour shifts"): where no names are shared, a
+    denied value the fact holds, and one new value of its kind, still tell which fact it is."""
+    swapped = [d.text for d in existing if corrected_text(d.text, statement.memory) != statement.memory.strip()]
+    return swapped[0] if len(swapped) == 1 else ""
 
 
 def _keys(table: Table | None, text: str) -> set[str]:

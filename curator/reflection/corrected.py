@@ -24,6 +24,12 @@ from curator.reflection.languages import all_entries, table_for
 from curator.reflection.statements import DATE_WORDS
 
 ENGLISH_NEGATION = ("not", "no", "never", "no longer", "any more", "anymore", "instead of", "rather than")
+# English numbers in words: "three twelve-hour shifts now, not four".
+NUMBER_WORDS = frozenset([
+    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+    "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty", "thirty",
+    "forty", "fifty",
+])
 LOOK_BACK = 4  # a negation this many words before a value denies it ("doesn't live in Porto")
 LOOK_AHEAD = 2  # ... or one of these, this many after ("Porto any more", Turkish "değil")
 TRAILING = ("any more", "anymore", "değil")
@@ -93,7 +99,7 @@ def _kind(word: _Word, dates: tuple[str, ...], *, in_old: bool) -> str | None:
     "name" may be a noun ("nicht mehr als Krankenschwester, als Lehrerin"): swapping one
     noun the correction denies for the one it brings is still the right edit.
     """
-    if word.text.isdigit():
+    if word.text.isdigit() or word.folded in NUMBER_WORDS:
         return "number"
     if any(word.folded == d or (d.endswith("*") and word.folded.startswith(d[:-1])) for d in dates):
         return "date"

@@ -357,12 +357,38 @@ def _without_chatter(lasting: list[str]) -> list[str]:
     choices are measured on that text); the person approves a memory without them."""
     kept = [sentence for sentence in lasting if not _CHATTER.search(sentence)]
     kept = kept or lasting
+    if any(_FIRST_PERSON.search(s) for s in kept):
+        # A judgement of the world beside the person's own news ("Being a mom is awesome.",
+        # "It's tough, but really rewarding too."): the memory is the news.
+        plain = [s for s in kept if not _comment(s)]
+        # ... unless what follows points back to it ("Hanging with loved ones is amazing.
+        # Those moments really make me thankful.").
+        if plain and not _POINTING.match(_plain(plain[0])) and not _POINTING_INSIDE.match(plain[0]):
+            kept = plain
     if len(kept) > 2 or len(" ".join(kept).split()) > 30:
         # Too long to approve as it stands: a comment on the sentence before ("It was great to
         # see their reactions.") goes first; the facts and the person's own feelings stay.
         plain = [s for s in kept if not (_POINTING.match(_plain(s)) and not _FIRST_PERSON.search(s))]
         kept = plain or kept
     return kept
+
+
+# A sentence that judges something ("... is so important", "... was incredible"): said of the
+# world, not of the person, when it names nobody and holds no number.
+_JUDGED = re.compile(r"\b(?:is|are|was|were|be|been|it['’]s|that['’]s|there['’]s)\s+(?:\w+\s+){0,2}?"
+                     r"(?:so|such|really|super|pretty|totally|awesome|amazing|great|important|incredible|key|"
+                     r"essential|crucial|vital|tough|hard|rewarding|beautiful|wonderful|fun|cool|nice|special|"
+                     r"good|lovely|fantastic|inspiring|powerful|worth|the best)\b", re.IGNORECASE)
+
+
+# A hope is the person's own ("Fingers crossed a producer falls in love with it").
+_HOPING = re.compile(r"^\W*(?:fingers crossed|hopefully|hope|wish)\b", re.IGNORECASE)
+
+
+def _comment(sentence: str) -> bool:
+    """Whether ``sentence`` only judges something, with no word about the person in it."""
+    return (not _FIRST_PERSON.search(sentence) and not _NAMED.search(sentence) and not _HOPING.match(sentence)
+            and not any(c.isdigit() for c in sentence) and bool(_JUDGED.search(sentence)))
 
 
 # Agreeing with the listener, or how things go in general: words to the other person.
@@ -531,9 +557,14 @@ def _peel_label(body: str, table: Table | None) -> str:
     return rest if enough else body
 
 
+# Polite endings after the wish itself: "相談したい|です", "教えてほしい|んですが".
+_POLITE_TAIL = re.compile(r"(?:んですが|のですが|んですけど|ですが|ですけど|んです|のです|です|けど|が|な)$")
+
+
 def _ends_with_request(body: str, table: Table) -> bool:
     tail = body.rstrip(" 。.!！?？」』)")
-    return any(tail.endswith(entry) for entry in table.lists.get("request", ()) if len(entry) >= 3)
+    tails = {tail, _POLITE_TAIL.sub("", tail)}
+    return any(t.endswith(entry) for t in tails for entry in table.lists.get("request", ()) if len(entry) >= 3)
 
 
 def _plain_title(text: str, limit: int = 56) -> str:

@@ -259,3 +259,30 @@ def test_the_chooser_reads_the_name_and_the_person_gets_they(
     [doc] = [Document.load(vault.user(USER).root / s.path) for s in result.staged]
     assert doc.body.strip() == ("Maya adopted a rescue greyhound named Luna in March. "
                                 "They walk her before their night shifts.")
+
+
+def test_an_english_correction_of_a_number_in_words_folds_into_its_fact_in_the_same_chat(turns: FakeTurns) -> None:
+    # Read on a chat with no name: "My shifts moved: it's three twelve-hour shifts now, not
+    # four." came as a second fact beside "works four twelve-hour shifts" (no names to share).
+    from curator.reflection.choosing import folded_corrections
+
+    turns.add(1, "I'm a paramedic in Leeds and I work four twelve-hour shifts a week.", speaker="user")
+    turns.add(2, "I started learning the cello in January.", speaker="user")
+    turns.add(3, "My shifts moved: it's three twelve-hour shifts now, not four.", speaker="user")
+    found = folded_corrections(statements(turns.turns.values(), person="the user"), [], ["user"])
+    assert len(found) == 2
+    folded = next(s for s in found if "paramedic" in s.memory)
+    assert folded.memory.startswith("The user is a paramedic in Leeds")
+    assert "works three twelve-hour shifts" in folded.memory and "four" not in folded.memory
+    assert folded.turn.number == 3 and folded.earlier is not None and folded.earlier.turn.number == 1
+
+
+def test_a_judgement_of_the_world_is_left_out_of_the_persons_memory(turns: FakeTurns) -> None:
+    turns.add(1, "Being a mom is awesome. I'm creating a library for when I have kids.", speaker="Caroline")
+    turns.add(2, "Hanging with loved ones is amazing. Those moments really make me thankful.", speaker="Caroline")
+    turns.add(3, "The screenplay I sent in has been on my mind all day. Fingers crossed a producer "
+                 "falls in love with it.", speaker="Caroline")
+    by_turn = {s.turn.number: s.memory for s in statements(turns.turns.values())}
+    assert by_turn[1] == "Caroline is creating a library for when they have kids."
+    assert by_turn[2].startswith("Hanging with loved ones is amazing.")  # what follows points back to it
+    assert "Fingers crossed a producer falls in love with it." in by_turn[3]  # a hope is the person's own

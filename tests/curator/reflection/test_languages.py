@@ -236,3 +236,8 @@ def test_the_corrected_spanish_fact_keeps_everything_but_the_part_of_the_day() -
 
 def test_a_japanese_request_at_the_end_is_no_memory() -> None:
     assert statements([turn(1, "今週の予定を手伝ってください。")], person="Sam") == []
+
+
+def test_a_japanese_wish_to_talk_plans_over_is_a_request_not_a_memory() -> None:
+    # "I'd like to talk over my weekend plans": asked of the assistant, nothing about the person.
+    assert statements([turn(1, "週末の予定を相談したいです。")], person="Sam") == []

@@ -11,8 +11,8 @@ def test_catching_up_is_not_the_memory(turns: FakeTurns) -> None:
     turns.add(1, "Been a few days since we chatted. In the meantime, I donated my old car to a homeless "
                  "shelter I volunteer at. It was really rewarding.", speaker="Maria")
     [found] = statements(turns.turns.values())
-    assert found.memory == ("Maria donated their old car to a homeless shelter they volunteer at. "
-                            "It was really rewarding.")
+    # "It was really rewarding." judges the deed: the memory is the deed.
+    assert found.memory == "Maria donated their old car to a homeless shelter they volunteer at."
     assert found.title == "Donated their old car to a homeless shelter"
     # The evidence is still every word the person wrote.
     assert found.quote.startswith("Been a few days since we chatted.") and found.quote.endswith("rewarding.")
