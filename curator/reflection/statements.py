@@ -291,8 +291,9 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
             if not in_character:
                 groups.extend(_groups(kept))  # a group never spans narration: its quote stays verbatim
             for sentence in planted:
-                out.append(Statement(turn, sentence, sentence, title_of(sentence, speaker), -1.0,
-                                     instruction=True))
+                # Its own opening words: a retelling's title made "From now on, always ..." into
+                # "On, always ...".
+                out.append(Statement(turn, sentence, sentence, _plain_title(sentence), -1.0, instruction=True))
         for group in groups:
             quote = " ".join(group)
             if not _FIRST_PERSON.search(quote) and not _NAMED.search(quote):
