@@ -202,3 +202,36 @@ def as_memory(text: str, speaker: str, *, named: bool = False, again: bool = Tru
 
     out = re.sub(r"\b[Mm]y\b|\bmine\b|\bme\b(?!-)", pronoun, out)
     return out[:1].upper() + out[1:]
+
+
+# A chat drops the "I" that opens a sentence ("Lost my job yesterday", "Been to Rome once",
+# "Gonna check out career options"): a memory that opens so reads as a fragment to approve.
+_AMBIGUOUS_PAST = frozenset(["read", "put", "set", "let", "quit", "hit", "cut", "hurt", "shot"])
+_NOT_PAST = frozenset(["need", "feed", "seed", "speed", "breed", "bleed", "weed", "shed", "bed", "red", "wed",
+                       "led", "embed", "indeed", "succeed", "proceed", "exceed", "hundred"])
+_FEELING_AFTER = frozenset(["to", "about", "for", "with", "by", "that", "of", "at"])  # "Excited to", "Stoked about"
+_OPENING_ADVERBS = frozenset(["just", "still", "finally", "also", "recently", "actually", "really", "totally",
+                              "definitely", "already", "never", "always", "currently", "even", "only"])
+_DROPPED_OPENERS = {"been": "I've been", "gonna": "I'm going to", "wanna": "I want to", "gotta": "I have to"}
+
+
+def with_subject(sentence: str) -> str:
+    """``sentence`` with the "I" a chat left out at its start put back ("Lost my job" -> "I lost
+    my job"); unchanged when it opens otherwise (a gerund, an imperative, a name)."""
+    words = sentence.split(maxsplit=3)
+    if len(words) < 3:
+        return sentence
+    first = words[0].lower()
+    if first in _DROPPED_OPENERS:
+        return f"{_DROPPED_OPENERS[first]} {sentence.split(maxsplit=1)[1]}"
+    adverb = first in _OPENING_ADVERBS
+    verb = (words[1] if adverb else words[0]).lower().strip(",")
+    after = (words[2] if adverb else words[1]).lower()
+    if adverb and verb.endswith("ing") and len(verb) > 5:
+        return f"I'm {first} {sentence.split(maxsplit=1)[1]}"  # "Still following my passion"
+    past = (verb in _PAST and verb not in _AMBIGUOUS_PAST) or (
+        verb.endswith("ed") and len(verb) > 4 and verb not in _NOT_PAST and after not in _FEELING_AFTER)
+    if past or (verb in ("love", "had") and after not in ("it", "that", "this", "you", "your")):
+        return "I " + sentence[:1].lower() + sentence[1:]
+    return sentence
+

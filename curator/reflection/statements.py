@@ -30,6 +30,7 @@ from curator.reflection.rephrase import (
     as_memory,
     is_first_person,
     speaks_of_others,
+    with_subject,
 )
 from curator.sources.turns import IndexedTurn
 
@@ -150,7 +151,7 @@ def _retold(parts: list[str], speaker: str) -> str:
     out: list[str] = []
     named = others = False
     for part in parts:
-        plain = _plain(part)
+        plain = with_subject(_plain(part))
         out.append(as_memory(plain, speaker, named=named and not others))
         others = others or speaks_of_others(plain)
         named = named or is_first_person(plain)

@@ -6,10 +6,11 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from fakes.reflection import FakeTurns
 
 from curator.reflection.gates.chain import check_item
-from curator.reflection.rephrase import as_memory, is_first_person
+from curator.reflection.rephrase import as_memory, is_first_person, with_subject
 
 PROMPTS = Path(__file__).resolve().parents[3] / "prompts"
 
@@ -148,3 +149,20 @@ def test_a_place_before_and_i_is_no_compound_subject() -> None:
     assert as_memory("I'm a paramedic in Leeds and I work four shifts, so I need quick meals.", "Maya") == \
         "Maya is a paramedic in Leeds and works four shifts, so they need quick meals."
     assert as_memory("Ana and I are going to Lisbon.", "Maya") == "Ana and Maya are going to Lisbon."
+
+
+@pytest.mark.parametrize(("said", "memory"), [
+    ("Lost my job as a banker yesterday.", "Jon lost their job as a banker yesterday."),
+    ("Been only to Rome once.", "Jon has been only to Rome once."),
+    ("Gonna check out career options.", "Jon is going to check out career options."),
+    ("Still following my passion for dance.", "Jon is still following their passion for dance."),
+    ("Just got back from a trip to Paris with my sister.", "Jon just got back from a trip to Paris with their sister."),
+    ("Started learning the cello in January.", "Jon started learning the cello in January."),
+    # Not a dropped "I": a feeling, a need, an imperative-like past, a gerund subject.
+    ("Excited to see the show.", "Excited to see the show."),
+    ("Need to get more sleep.", "Need to get more sleep."),
+    ("Read the book yesterday.", "Read the book yesterday."),
+    ("Writing and hanging with friends.", "Writing and hanging with friends."),
+])
+def test_a_dropped_i_at_the_start_is_put_back_before_the_retelling(said: str, memory: str) -> None:
+    assert as_memory(with_subject(said), "Jon") == memory
