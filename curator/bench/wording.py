@@ -32,7 +32,8 @@ _OPENER_WORDS = """
 """
 _OPENERS = frozenset(_OPENER_WORDS.split())
 _QUOTED = re.compile(r"^(?P<who>[^\"“„:]{1,60}) said: [\"“„](?P<words>.*)[\"”“]\s*$", re.DOTALL)
-_FIRST_PERSON = re.compile(r"\b(?:I|I['’](?:m|ve|ll|d)|my|me|mine|myself)\b")
+# "me-time" is a noun, not the chat's "me".
+_FIRST_PERSON = re.compile(r"\b(?:I|I['’](?:m|ve|ll|d)|my|me|mine|myself)\b(?!-)")
 _SENTENCE = re.compile(r"[^.!?。！？]+[.!?。！？]*")
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?", re.UNICODE)
 

@@ -224,6 +224,8 @@ def with_subject(sentence: str) -> str:
     first = words[0].lower()
     if first in _DROPPED_OPENERS:
         return f"{_DROPPED_OPENERS[first]} {sentence.split(maxsplit=1)[1]}"
+    if re.search(r"\b(?:me|myself)\b", " ".join(words[:3]), re.IGNORECASE):
+        return sentence  # "Really made me think": the dropped subject was "it", not "I"
     adverb = first in _OPENING_ADVERBS
     verb = (words[1] if adverb else words[0]).lower().strip(",")
     after = (words[2] if adverb else words[1]).lower()

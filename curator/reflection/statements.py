@@ -372,7 +372,22 @@ def _without_chatter(lasting: list[str]) -> list[str]:
         # see their reactions.") goes first; the facts and the person's own feelings stay.
         plain = [s for s in kept if not (_POINTING.match(_plain(s)) and not _FIRST_PERSON.search(s))]
         kept = plain or kept
+    if len(kept) > 2 or len(" ".join(kept).split()) > 30:
+        # Still too long: how the person feels about the news ("They're truly grateful for all
+        # the support.", "It's been bumpy, but I'm determined.") goes after the news itself.
+        kept = kept[:1] + [s for s in kept[1:] if not _feeling(s)]
     return kept
+
+
+_FEELINGS = re.compile(r"\b(?:grateful|thankful|determined|excited|thrilled|stoked|pumped|happy|proud|blessed|"
+                       r"lucky|glad|relieved|bumpy|overwhelmed|nervous|worried|touched|humbled)\b", re.IGNORECASE)
+
+
+def _feeling(sentence: str) -> bool:
+    """Whether ``sentence`` only says how the person feels: no one named, no number, nothing
+    lasting ("John is grateful for the support" of their team stays: it was a gold observation)."""
+    return (bool(_FEELINGS.search(sentence)) and not _NAMED.search(sentence)
+            and not any(c.isdigit() for c in sentence) and rank_of(sentence) <= 0)
 
 
 # A sentence that judges something ("... is so important", "... was incredible"): said of the

@@ -163,6 +163,7 @@ def test_a_place_before_and_i_is_no_compound_subject() -> None:
     ("Need to get more sleep.", "Need to get more sleep."),
     ("Read the book yesterday.", "Read the book yesterday."),
     ("Writing and hanging with friends.", "Writing and hanging with friends."),
+    ("Really made me think about taking care of our minds.", "Really made Jon think about taking care of our minds."),
 ])
 def test_a_dropped_i_at_the_start_is_put_back_before_the_retelling(said: str, memory: str) -> None:
     assert as_memory(with_subject(said), "Jon") == memory
