@@ -297,9 +297,11 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
                 out.append(Statement(turn, sentence, sentence, _plain_title(sentence), -1.0, instruction=True))
         for group in groups:
             quote = " ".join(group)
-            if not _FIRST_PERSON.search(quote) and not _NAMED.search(quote):
+            # "Just got back from a family road trip yesterday": the "I" a chat drops is the speaker.
+            subject = " ".join(with_subject(_plain(s)) for s in group)
+            if not _FIRST_PERSON.search(subject) and not _NAMED.search(quote):
                 continue
-            if not _SINGULAR.search(quote) and not _NAMED.search(quote):
+            if not _SINGULAR.search(subject) and not _NAMED.search(quote):
                 continue  # only "we": code cannot say who, and the memory would read "We played games"
             if _POINTING.match(_plain(group[0])):
                 continue
@@ -310,7 +312,8 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
             rank = rank_of(quote)
             if rank <= 0:
                 continue
-            shown = _EXCLAIMED.sub(".", " ".join(as_memory(_plain(s), speaker, again=False) for s in lasting))
+            shown = _EXCLAIMED.sub(".", " ".join(as_memory(with_subject(_plain(s)), speaker, again=False)
+                                                 for s in lasting))
             # The title is the person's to read, like the memory ("Sorry the user hasn't been
             # around" was the title of a memory that had left that sentence out).
             out.append(Statement(turn, quote, memory, title_of(memory, speaker), rank, person=speaker,
