@@ -178,7 +178,13 @@ def rank_of(text: str) -> float:
              and w.lower() not in STOP_WORDS]
     score += 0.75 * min(len(names), 3)
     score += 0.5 * min(sum(1 for w in words if w.isdigit() or w.lower() in DATE_WORDS), 2)
+    if _EVENT.search(text):
+        score += 1.0  # something that happened, and when: "I failed the aptitude test recently"
     return round(score, 2)
+
+
+_EVENT = re.compile(r"\b(?:yesterday|recently|ago|last\s+(?:week|month|year|night|weekend|summer|winter|spring|fall|"
+                    r"autumn|monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b", re.IGNORECASE)
 
 
 _LASTING_RAW = frozenset(["shifts", "kids", "parents", "races", "years", "weekends", "mornings",

@@ -301,3 +301,10 @@ def test_a_sentence_without_its_i_is_still_the_speakers_statement(turns: FakeTur
     [found] = statements(turns.turns.values())
     assert found.memory.startswith("John just got back from a family road trip to Oregon yesterday")
     assert found.shown.startswith("John just got back from a family road trip")
+
+
+def test_something_that_happened_and_when_is_a_lasting_cue() -> None:
+    # Read in LoCoMo 41: "I failed the military aptitude test recently" ranked 0 (no cue word
+    # from the lists) and was never offered to the chooser.
+    assert rank_of("I failed the military aptitude test recently.") > 0
+    assert rank_of("I made some peach cobbler last week.") > rank_of("I made some peach cobbler.")
