@@ -302,6 +302,13 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
                 # "On, always ...".
                 out.append(Statement(turn, sentence, sentence, _plain_title(sentence), -1.0, instruction=True))
         for group in groups:
+            # A sentence that points back opens no memory ("Yeah, they are my rock."); what the
+            # person says after it may stand on its own.
+            if len(group) > 1 and _POINTING.match(_plain(group[0])):
+                rest = [sentence for sentence in group if not _POINTING.match(_plain(sentence))]
+                if not rest or rest[0] != group[len(group) - len(rest)] or _REFERRING.search(" ".join(rest)):
+                    continue  # "I first watched it ...", "I hope they love it": still pointing back
+                group = rest
             quote = " ".join(group)
             # "Just got back from a family road trip yesterday": the "I" a chat drops is the speaker.
             subject = " ".join(with_subject(_plain(s)) for s in group)
@@ -405,6 +412,11 @@ _JUDGED = re.compile(r"\b(?:is|are|was|were|be|been|it['’]s|that['’]s|there[
                      r"(?:so|such|really|super|pretty|totally|awesome|amazing|great|important|incredible|key|"
                      r"essential|crucial|vital|tough|hard|rewarding|beautiful|wonderful|fun|cool|nice|special|"
                      r"good|lovely|fantastic|inspiring|powerful|worth|the best)\b", re.IGNORECASE)
+
+
+# Words that need the sentence before them to be understood.
+_REFERRING = re.compile(r"\b(?:it|its|they|them|their|this|that|those|these|he|she|him|her|there|here)\b",
+                        re.IGNORECASE)
 
 
 # A hope is the person's own ("Fingers crossed a producer falls in love with it").

@@ -308,3 +308,12 @@ def test_something_that_happened_and_when_is_a_lasting_cue() -> None:
     # from the lists) and was never offered to the chooser.
     assert rank_of("I failed the military aptitude test recently.") > 0
     assert rank_of("I made some peach cobbler last week.") > rank_of("I made some peach cobbler.")
+
+
+def test_after_a_sentence_that_points_back_what_stands_alone_is_kept(turns: FakeTurns) -> None:
+    turns.add(1, "That's so true! My kids are so excited about summer break. We're thinking about going "
+                 "camping next month.", speaker="Melanie")
+    turns.add(2, "Yeah, that one is great. I first watched it around 3 years ago.", speaker="Joanna")
+    [found] = statements(turns.turns.values())
+    assert found.quote.startswith("My kids are so excited about summer break.")  # the evidence is what stands
+    assert found.memory.startswith("Melanie's kids are so excited about summer break.")
