@@ -95,6 +95,7 @@ _LASTING_WORDS = """
     favourite favorite love loves prefer prefers hate hates enjoy enjoys hobby painting music
     run running race races marathon gym yoga swim hike guitar piano book books read reading volunteer
     adopted adopt joined join member team club church group support
+    passionate passion goal goals fan collect collection
 """
 _LASTING = frozenset(stem(w) for w in _LASTING_WORDS.split())
 _PASSING_WORDS = """
