@@ -37,6 +37,7 @@ from curator.sources.turns import IndexedTurn
 MAX_SENTENCES = 3  # a candidate is at most this many sentences of one turn
 MAX_CHARS = 400
 MIN_WORDS = 4
+PASTED_WORDS = 80
 MIN_UNSPACED_CHARS = 6  # a Chinese or Japanese statement shorter than this says too little
 UNKNOWN_MIN_WORDS = 6  # a language with no table: only longer sentences count as statements
 DEFAULT_PERSON = "the user"
@@ -242,11 +243,26 @@ def _without_vocatives(sentence: str, names: frozenset[str]) -> str:
     return sentence
 
 
+# The person saying who they are, in a chat that stores no name: "Hello Orion, it's me, John."
+_NAME_SAID = r"([A-Z][a-z]+(?:[-'’][A-Z]?[a-z]+)?)"
+_INTRODUCTION = re.compile(rf"(?:^|[,;]\s*|\b(?:hi|hello|hey)\s+)(?:it['’]s|this is)\s+me,?\s+{_NAME_SAID}\s*[.!]*$|"
+                           rf"^(?:call me|my name is)\s+{_NAME_SAID}\s*[.!]*$", re.IGNORECASE)
+
+
+def _introduced(sentence: str) -> str:
+    """A self-introduction said as the fact it is ("It's me, John." -> "My name is John.")."""
+    match = _INTRODUCTION.search(sentence.strip())
+    if match is None:
+        return sentence
+    name = match.group(1) or match.group(2)
+    return f"My name is {name}." if name[:1].isupper() else sentence
+
+
 def _kept_sentences(text: str, listeners: frozenset[str] = frozenset()) -> tuple[list[str], list[str]]:
     """(statements worth a memory, instruction-like sentences) of one turn."""
     kept: list[str] = []
     planted: list[str] = []
-    for sentence in (_without_vocatives(s, listeners) for s in sentences(text)):
+    for sentence in (_introduced(_without_vocatives(s, listeners)) for s in sentences(text)):
         if invisible_characters(sentence):
             continue
         if instruction_reasons(sentence):
@@ -288,6 +304,9 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
             speaker = person
         groups: list[list[str]] = []
         in_character = role_play(turn.text)
+        if (len(turn.text.split()) > PASTED_WORDS and detect(turn.text) == "en"
+                and not _FIRST_PERSON.search(turn.text)):
+            continue  # a long text with no "I" in it is pasted material (an article), not the person's news
         for part in spoken_parts(turn.text):
             english, foreign = _by_language(part)
             found = _foreign_statements(turn, foreign, speaker)

@@ -317,3 +317,17 @@ def test_after_a_sentence_that_points_back_what_stands_alone_is_kept(turns: Fake
     [found] = statements(turns.turns.values())
     assert found.quote.startswith("My kids are so excited about summer break.")  # the evidence is what stands
     assert found.memory.startswith("Melanie's kids are so excited about summer break.")
+
+
+def test_a_self_introduction_is_the_persons_name_and_a_pasted_article_is_no_memory(turns: FakeTurns) -> None:
+    # Read on a text-generation-webui history that stores no name: "Hello Orion, It's me, John."
+    # was proposed as "Orion, It's the user, John.", and a pasted encyclopedia paragraph as a fact.
+    turns.add(1, "Hello Orion, It's me, John. How are you?", speaker="user")
+    article = ("The efficient-market hypothesis is a hypothesis in financial economics that states that asset "
+               "prices reflect all available information. ") * 6 + "Research by Fama, Fisher, Jensen and Roll in 1969."
+    turns.add(2, article, speaker="user")
+    turns.add(3, "Ich arbeite seit drei Jahren als Krankenschwester im Nachtdienst in Hamburg. " * 12, speaker="user")
+    found = statements(turns.turns.values(), person="the user")
+    assert [s.memory for s in found if s.turn.number == 1] == ["The user's name is John."]
+    assert not [s for s in found if s.turn.number == 2]
+    assert [s for s in found if s.turn.number == 3]  # long, but the person's own, in German
