@@ -212,6 +212,9 @@ _NOT_PAST = frozenset(["need", "feed", "seed", "speed", "breed", "bleed", "weed"
 _FEELING_AFTER = frozenset(["to", "about", "for", "with", "by", "that", "of", "at"])  # "Excited to", "Stoked about"
 _OPENING_ADVERBS = frozenset(["just", "still", "finally", "also", "recently", "actually", "really", "totally",
                               "definitely", "already", "never", "always", "currently", "even", "only"])
+_IT_HAS_BEEN = frozenset(["a", "an", "quite", "such", "so", "pretty", "really", "super", "kinda", "ages", "forever",
+                          "too", "way", "the", "one", "crazy", "hectic", "wild", "tough", "great", "awesome", "fun",
+                          "nice", "amazing", "rough", "hard", "long", "ok", "okay", "good", "lovely", "insane"])
 _DROPPED_OPENERS = {"been": "I've been", "gonna": "I'm going to", "wanna": "I want to", "gotta": "I have to"}
 
 
@@ -222,6 +225,8 @@ def with_subject(sentence: str) -> str:
     if len(words) < 3:
         return sentence
     first = words[0].lower()
+    if first == "been" and words[1].lower() in _IT_HAS_BEEN:
+        return sentence  # "Been a crazy few days": the dropped subject was "it"
     if first in _DROPPED_OPENERS:
         return f"{_DROPPED_OPENERS[first]} {sentence.split(maxsplit=1)[1]}"
     if re.search(r"\b(?:me|myself)\b", " ".join(words[:3]), re.IGNORECASE):

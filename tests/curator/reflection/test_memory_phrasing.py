@@ -164,6 +164,8 @@ def test_a_place_before_and_i_is_no_compound_subject() -> None:
     ("Read the book yesterday.", "Read the book yesterday."),
     ("Writing and hanging with friends.", "Writing and hanging with friends."),
     ("Really made me think about taking care of our minds.", "Really made Jon think about taking care of our minds."),
+    ("Been a crazy few days.", "Been a crazy few days."),  # "It's been": not "Jon has been a crazy few days"
+    ("Been busy volunteering at the shelter.", "Jon has been busy volunteering at the shelter."),
 ])
 def test_a_dropped_i_at_the_start_is_put_back_before_the_retelling(said: str, memory: str) -> None:
     assert as_memory(with_subject(said), "Jon") == memory
