@@ -444,7 +444,11 @@ _HOPING = re.compile(r"^\W*(?:fingers crossed|hopefully|hope|wish)\b", re.IGNORE
 
 
 def _comment(sentence: str) -> bool:
-    """Whether ``sentence`` only judges something, with no word about the person in it."""
+    """Whether ``sentence`` only judges something, with no word about the person in it. One that
+    opens with what the person does ("Seeing so many people support the community is awesome.")
+    is their own view: LoCoMo's gold observations keep those."""
+    if re.match(r"^\W*[A-Z][a-z]+ing\b", sentence):
+        return False
     return (not _FIRST_PERSON.search(sentence) and not _NAMED.search(sentence) and not _HOPING.match(sentence)
             and not any(c.isdigit() for c in sentence) and bool(_JUDGED.search(sentence)))
 
@@ -457,6 +461,8 @@ _CHATTER = re.compile(r"^\W*(?:I\s+(?:\S+\s+)?agree\b[^.!?]{0,20}[.!?]*\s*$|"
                       r"keep\s+up\s+the\s+(?:great|good|amazing)\s+work\b[^.!?]{0,20}[.!?]*\s*$|"
                       r"(?:I\s+)?(?:really\s+)?appreciate\s+(?:the|your)\s+support\b[^.!?]{0,20}[.!?]*\s*$|"
                       r"sorry\s+I\s+haven['’]t\s+been\s+around\b[^.!?]{0,20}[.!?]*\s*$|"
+                      r"(?:it['’]s\s+)?been\s+a\s+(?:crazy|hectic|busy|wild|long|rough|tough)\s+(?:few\s+)?"
+                      r"(?:days?|weeks?|months?)[^.!?]{0,20}[.!?]*\s*$|"
                       r"(?:it['’]s\s+)?been\s+(?:so\s+|really\s+)?(?:hectic|crazy|busy|wild)(?:\s+for\s+me)?"
                       r"(?:\s+lately)?[.!?]*\s*$)",
                       re.IGNORECASE)

@@ -278,7 +278,7 @@ def test_an_english_correction_of_a_number_in_words_folds_into_its_fact_in_the_s
 
 
 def test_a_judgement_of_the_world_is_left_out_of_the_persons_memory(turns: FakeTurns) -> None:
-    turns.add(1, "Being a mom is awesome. I'm creating a library for when I have kids.", speaker="Caroline")
+    turns.add(1, "Unconditional love is so important. I'm creating a library for when I have kids.", speaker="Caroline")
     turns.add(2, "Hanging with loved ones is amazing. Those moments really make me thankful.", speaker="Caroline")
     turns.add(3, "The screenplay I sent in has been on my mind all day. Fingers crossed a producer "
                  "falls in love with it.", speaker="Caroline")
@@ -286,6 +286,12 @@ def test_a_judgement_of_the_world_is_left_out_of_the_persons_memory(turns: FakeT
     assert by_turn[1] == "Caroline is creating a library for when they have kids."
     assert by_turn[2].startswith("Hanging with loved ones is amazing.")  # what follows points back to it
     assert "Fingers crossed a producer falls in love with it." in by_turn[3]  # a hope is the person's own
+    turns.add(4, "Seeing so many people support the community is awesome. I'd love to help at future events.",
+              speaker="Maria")
+    turns.add(5, "Been a crazy few days. I took a trip to Lisbon with my sister last week.", speaker="John")
+    by_turn = {s.turn.number: s.memory for s in statements(turns.turns.values())}
+    assert by_turn[4].startswith("Seeing so many people support the community is awesome.")  # what they do: their view
+    assert by_turn[5] == "John took a trip to Lisbon with their sister last week."
 
 
 def test_a_planted_instructions_title_is_its_own_opening(turns: FakeTurns) -> None:
