@@ -97,6 +97,7 @@ _LASTING_WORDS = """
     run running race races marathon gym yoga swim hike guitar piano book books read reading volunteer
     adopted adopt joined join member team club church group support
     passionate passion goal goals fan collect collection
+    business store shop studio dairy peanut peanuts nuts meat
 """
 _LASTING = frozenset(stem(w) for w in _LASTING_WORDS.split())
 _PASSING_WORDS = """
@@ -185,8 +186,9 @@ def rank_of(text: str) -> float:
     return round(score, 2)
 
 
-_EVENT = re.compile(r"\b(?:yesterday|recently|ago|last\s+(?:week|month|year|night|weekend|summer|winter|spring|fall|"
-                    r"autumn|monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b", re.IGNORECASE)
+_EVENT = re.compile(r"\b(?:yesterday|tomorrow|recently|ago|(?:last|next)\s+(?:week|month|year|night|weekend|summer|"
+                    r"winter|spring|fall|autumn|monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b",
+                    re.IGNORECASE)
 
 
 _LASTING_RAW = frozenset(["shifts", "kids", "parents", "races", "years", "weekends", "mornings",
@@ -258,6 +260,20 @@ def _introduced(sentence: str) -> str:
     return f"My name is {name}." if name[:1].isupper() else sentence
 
 
+# Telling the listener that something is news is not saying it to them: "I just wanted to let
+# you know I did a charity event" is the person's news, and its "you" kept it out.
+_TELLING = re.compile(r"\b(?:I\s+)?(?:just\s+)?(?:wanted|want)\s+to\s+let\s+you\s+know(?:\s+that)?\s+|"
+                      r"^(?:you\s+know|as\s+you\s+know|just\s+so\s+you\s+know|fyi),?\s+", re.IGNORECASE)
+
+
+def _told(sentence: str) -> str:
+    """``sentence`` without its "I wanted to let you know" ("... let you know I did X" -> "I did X")."""
+    rest = _TELLING.sub("", sentence, count=1).strip()
+    if rest == sentence.strip() or len(rest.split()) < MIN_WORDS:
+        return sentence
+    return rest[:1].upper() + rest[1:]
+
+
 def _kept_sentences(text: str, listeners: frozenset[str] = frozenset()) -> tuple[list[str], list[str]]:
     """(statements worth a memory, instruction-like sentences) of one turn."""
     kept: list[str] = []
@@ -270,6 +286,7 @@ def _kept_sentences(text: str, listeners: frozenset[str] = frozenset()) -> tuple
             continue
         if _THANKS.match(sentence):
             continue  # "Thanks for being a great friend": what is left would be a fragment
+        sentence = _told(sentence)
         body = sentence
         for _ in range(3):  # "Oh, of course, my friend." is chatter all through
             shorter = _SMALL_TALK.sub("", body).strip()
@@ -471,7 +488,8 @@ _CHATTER = re.compile(r"^\W*(?:I\s+(?:\S+\s+)?agree\b[^.!?]{0,20}[.!?]*\s*$|"
 # Catching up, not news: "Been a few days since we chatted", "Things have been hectic lately".
 _CATCH_UP = re.compile(r"\b(?:since we (?:last )?(?:chatted|talked|spoke)|since (?:our|the) last (?:chat|talk)|"
                        r"(?:it['’]s )?been (?:a while|ages|a few days|a couple of days|forever)|"
-                       r"long time no see|things have been (?:\w+ )?(?:hectic|crazy|busy|wild))\b", re.IGNORECASE)
+                       r"long time no (?:see|talk|chat|speak)|things have been (?:\w+ )?(?:hectic|crazy|busy|wild))\b",
+                       re.IGNORECASE)
 
 
 def _groups(kept: Sequence[str]) -> list[list[str]]:

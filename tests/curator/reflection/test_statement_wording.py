@@ -106,3 +106,18 @@ def test_the_title_comes_from_the_memory_not_from_what_the_chooser_reads(turns: 
     assert found.offered.startswith("Sorry Maya hasn't been around.")
     assert found.memory == "Maya's shifts moved to three twelve-hour nights a week."
     assert not found.title.lower().startswith("sorry")
+
+
+def test_news_told_to_the_listener_is_still_the_persons_news(turns: FakeTurns) -> None:
+    # "let you know" put a "you" in it, and a "you" kept the sentence out as words to the listener.
+    turns.add(1, "Hey John! Long time no talk. I just wanted to let you know I did a charity run last Friday.",
+              speaker="Maria")
+    [found] = statements(turns.turns.values())
+    assert found.memory == "Maria did a charity run last Friday."
+
+
+def test_plans_and_diets_in_everyday_words_are_candidates(turns: FakeTurns) -> None:
+    turns.add(1, "I'm getting ready for a dance competition near me next month.", speaker="Jon")
+    turns.add(2, "Unfortunately, I can't have dairy, so no ice cream for me.", speaker="Joanna")
+    turns.add(3, "Yay! My online clothes store is open!", speaker="Gina")
+    assert {s.turn.number for s in statements(turns.turns.values())} == {1, 2, 3}
