@@ -68,8 +68,13 @@ def said(statement: Statement) -> str:
     their words with their name, or the model could not say whose fact it is."""
     person = statement.person or statement.turn.speaker or ""
     if person and person.casefold() not in statement.memory.casefold():
-        return f'{person} said: "{statement.quote}"'
+        return f'{person} said: "{_ATTACHED.sub("", statement.quote).strip()}"'
     return statement.memory
+
+
+# What a client notes beside the words ("[shares a photo: a large open porch ...]", "[image]"):
+# shown it, a 1.5B model wrote "The photo shows a large open porch" into a memory.
+_ATTACHED = re.compile(r"\s*\[[^\[\]]{0,400}\]")
 
 
 def wording_variables(statement: Statement) -> dict[str, Any]:

@@ -276,3 +276,16 @@ def test_a_wording_that_leaves_out_what_made_it_lasting_is_refused(turns: FakeTu
                                        "starting my own business.", speaker="Jon")])
     assert problems(found, "Jon is starting their own business.") == ["leaves out 'job'"]
     assert problems(found, "Jon lost his job as a banker and is starting his own business.") == []
+
+
+def test_what_a_client_notes_beside_the_words_is_not_shown_to_the_model(turns: FakeTurns) -> None:
+    """Shown "[shares a photo: a photo of a large open porch ...]", the 1.5B wrote "The photo shows
+    a large open porch with a fireplace" into Gina's memory."""
+    from curator.reflection.rewording import said
+
+    [found] = statements([turns.add(1, "Thanks! We just did a contemporary piece called Finding Freedom. It was "
+                                       "really emotional. [shares a photo: a photo of a large open porch]",
+                                       speaker="Gina")])
+    shown = said(found)
+    assert "porch" not in shown and "photo" not in shown
+    assert "Finding Freedom" in shown
