@@ -121,8 +121,8 @@ def folded_corrections(found: Sequence[Statement], existing: Sequence[KnowledgeD
         if memory != fix.memory.strip():  # one value swapped: the fact's own title, swapped too
             swapped = corrected_text(fact.title, fix.memory)
             title = fact.title if swapped == fix.memory.strip() else swapped
-        out[out.index(fact)] = replace(fact, turn=fix.turn, quote=fix.quote, memory=memory, title=title,
-                                       earlier=fact)
+        out[out.index(fact)] = replace(fact, turn=fix.turn, quote=fix.quote, verbatim=fix.verbatim, memory=memory,
+                                       title=title, earlier=fact)
         out.remove(fix)
     return out
 
@@ -184,8 +184,8 @@ def names_of(text: str) -> set[str]:
 def new_fact(statement: Statement, category: str, how: str, by: str = "code") -> NewFact:
     """A batch item for ``statement`` (worded ``by`` code or the model), the turn's own words as evidence."""
     turn = statement.turn.number
-    cited = [(turn, statement.quote)]
+    cited = [(turn, statement.evidence)]
     if statement.earlier is not None:  # a fact corrected in the same chat rests on both turns
-        cited.insert(0, (statement.earlier.turn.number, statement.earlier.quote))
+        cited.insert(0, (statement.earlier.turn.number, statement.earlier.evidence))
     return NewFact(title=statement.title, content=statement.memory, source_turns=[t for t, _q in cited],
                    related_existing=[], category=category, notes=[f"{how}; worded by {by}"], evidence=cited)

@@ -511,7 +511,7 @@ class MicroReflector:
         """
         in_excerpt = normalise_quote(excerpt.text)
         turns = [e.turn for e in excerpt.entries if e.turn is not None and not e.is_bot]
-        found = [s for s in statements(turns) if normalise_quote(s.quote) in in_excerpt]
+        found = [s for s in statements(turns) if normalise_quote(s.evidence) in in_excerpt]
         selection = select(found, max_facts, OFFER_PER_FACT * max_facts, existing)
         picked = [(s, how, "code") for s, how in selection.preset]
         reply = ModelReply("", model=self.model.model_name)
@@ -534,9 +534,9 @@ class MicroReflector:
             else:
                 picked += [(s, CHOSEN, "code") for s, _category in chosen]
         people = sorted({s.turn.speaker for s in found if s.turn.speaker})
-        facts = [MicroFact("author", s.turn.speaker, s.memory, "other", 0.75, s.quote,
+        facts = [MicroFact("author", s.turn.speaker, s.memory, "other", 0.75, s.evidence,
                            corrected(s, existing, people),
-                           [f"{how}; worded by {by}"], s.earlier.quote if s.earlier else "", s.title)
+                           [f"{how}; worded by {by}"], s.earlier.evidence if s.earlier else "", s.title)
                  for s, how, by in picked]
         return reply, MicroOutput(facts=facts, rejected=not_worded)
 

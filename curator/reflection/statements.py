@@ -126,6 +126,15 @@ class Statement:
     # the person is named; shown that, the 135M model chose differently and worse (LoCoMo F1
     # 0.509 -> 0.477, first three sessions of five conversations), though no fact changed.
     shown: str = ""
+    # The quote as it stands in the turn, for the evidence gate: the quote above has the name of
+    # the person spoken to taken out ("Hello Orion, it's me" -> "Hello, it's me"), which is no
+    # longer a span of the turn.
+    verbatim: str = ""
+
+    @property
+    def evidence(self) -> str:
+        """The words the memory cites, exactly as the turn has them."""
+        return self.verbatim or self.quote
 
     @property
     def offered(self) -> str:
@@ -154,7 +163,7 @@ def _retold(parts: list[str], speaker: str) -> str:
     out: list[str] = []
     named = others = False
     for part in parts:
-        plain = with_subject(_plain(part))
+        plain = with_subject(_plain(_introduced(part)))
         out.append(as_memory(plain, speaker, named=named and not others))
         others = others or speaks_of_others(plain)
         named = named or is_first_person(plain)
@@ -252,12 +261,15 @@ _INTRODUCTION = re.compile(rf"(?:^|[,;]\s*|\b(?:hi|hello|hey)\s+)(?:it['’]s|th
 
 
 def _introduced(sentence: str) -> str:
-    """A self-introduction said as the fact it is ("It's me, John." -> "My name is John.")."""
+    """A self-introduction said as the fact it is ("It's me, John." -> "I'm John.", which the
+    memory retells "The user is John."; "name" would be a word the turn does not hold)."""
     match = _INTRODUCTION.search(sentence.strip())
     if match is None:
         return sentence
     name = match.group(1) or match.group(2)
-    return f"My name is {name}." if name[:1].isupper() else sentence
+    if not name[:1].isupper():
+        return sentence
+    return f"My name is {name}." if re.search(r"\bname\b", sentence, re.IGNORECASE) else f"I'm {name}."
 
 
 # Telling the listener that something is news is not saying it to them: "I just wanted to let
@@ -274,11 +286,16 @@ def _told(sentence: str) -> str:
     return rest[:1].upper() + rest[1:]
 
 
-def _kept_sentences(text: str, listeners: frozenset[str] = frozenset()) -> tuple[list[str], list[str]]:
-    """(statements worth a memory, instruction-like sentences) of one turn."""
+def _kept_sentences(text: str, listeners: frozenset[str] = frozenset(),
+                    spoken: dict[str, str] | None = None) -> tuple[list[str], list[str]]:
+    """(statements worth a memory, instruction-like sentences) of one turn; ``spoken`` gets each
+    kept sentence's own words as the turn has them."""
     kept: list[str] = []
     planted: list[str] = []
-    for sentence in (_introduced(_without_vocatives(s, listeners)) for s in sentences(text)):
+    for said in sentences(text):
+        sentence = _without_vocatives(said, listeners)
+        if spoken is not None:
+            spoken[sentence] = said
         if invisible_characters(sentence):
             continue
         if instruction_reasons(sentence):
@@ -286,8 +303,11 @@ def _kept_sentences(text: str, listeners: frozenset[str] = frozenset()) -> tuple
             continue
         if _THANKS.match(sentence):
             continue  # "Thanks for being a great friend": what is left would be a fragment
-        sentence = _told(sentence)
-        body = sentence
+        told = _told(sentence)
+        if told != sentence and spoken is not None:
+            spoken[told] = told  # what is left after "I wanted to let you know" is a span of the turn
+        sentence = told
+        body = _introduced(sentence)  # judged as "I'm John."; the quote stays the person's words
         for _ in range(3):  # "Oh, of course, my friend." is chatter all through
             shorter = _SMALL_TALK.sub("", body).strip()
             if shorter == body:
@@ -295,7 +315,8 @@ def _kept_sentences(text: str, listeners: frozenset[str] = frozenset()) -> tuple
             body = shorter
         if _TO_LISTENER.match(sentence) or _TO_LISTENER.match(_VOCATIVE.sub("", body)):
             continue  # "Congrats on those deals", "Yeah Mel, let's spread love": to the other person
-        if (len(_words(body)) < MIN_WORDS or body.endswith("?") or _REQUEST.search(body)
+        short = len(_words(body)) < MIN_WORDS and not _INTRODUCTION.search(sentence.strip())
+        if (short or body.endswith("?") or _REQUEST.search(body)
                 or _SECOND_PERSON.search(body)):
             continue
         kept.append(sentence)
@@ -320,6 +341,7 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
         if speaker.casefold() in GENERIC_SPEAKERS:
             speaker = person
         groups: list[list[str]] = []
+        spoken: dict[str, str] = {}
         in_character = role_play(turn.text)
         if (len(turn.text.split()) > PASTED_WORDS and detect(turn.text) == "en"
                 and not _FIRST_PERSON.search(turn.text)):
@@ -328,7 +350,7 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
             english, foreign = _by_language(part)
             found = _foreign_statements(turn, foreign, speaker)
             out.extend(s for s in found if s.instruction or not in_character)
-            kept, planted = _kept_sentences(english, people - {speaker})
+            kept, planted = _kept_sentences(english, people - {speaker}, spoken)
             # An exclamation with nothing lasting in it is cheering, not news ("Nature can be
             # so beautiful!"); one that carries a fact keeps it, stated calmly (below).
             kept = [k for k in kept if not (k.rstrip().endswith("!") and rank_of(k) <= 0)]
@@ -362,12 +384,15 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
             rank = rank_of(quote)
             if rank <= 0:
                 continue
-            shown = _EXCLAIMED.sub(".", " ".join(as_memory(with_subject(_plain(s)), speaker, again=False)
+            shown = _EXCLAIMED.sub(".", " ".join(as_memory(with_subject(_plain(_introduced(s))), speaker, again=False)
                                                  for s in lasting))
             # The title is the person's to read, like the memory ("Sorry the user hasn't been
             # around" was the title of a memory that had left that sentence out).
-            out.append(Statement(turn, quote, memory, title_of(memory, speaker), rank, person=speaker,
-                                 shown=shown))
+            title = title_of(memory, speaker)
+            if len(group) == 1 and (intro := _INTRODUCTION.search(group[0].strip())):
+                title = f"Name: {intro.group(1) or intro.group(2)}"  # not "Is John"
+            out.append(Statement(turn, quote, memory, title, rank, person=speaker,
+                                 shown=shown, verbatim=" ".join(spoken.get(s, s) for s in group)))
     out.sort(key=lambda s: (s.instruction, -s.rank, s.turn.number))
     return out
 

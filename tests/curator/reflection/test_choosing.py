@@ -334,6 +334,25 @@ def test_a_self_introduction_is_the_persons_name_and_a_pasted_article_is_no_memo
     turns.add(2, article, speaker="user")
     turns.add(3, "Ich arbeite seit drei Jahren als Krankenschwester im Nachtdienst in Hamburg. " * 12, speaker="user")
     found = statements(turns.turns.values(), person="the user")
-    assert [s.memory for s in found if s.turn.number == 1] == ["The user's name is John."]
+    assert [s.memory for s in found if s.turn.number == 1] == ["The user is John."]
     assert not [s for s in found if s.turn.number == 2]
     assert [s for s in found if s.turn.number == 3]  # long, but the person's own, in German
+
+
+def test_a_statement_cites_the_turns_own_words_with_the_name_said_to(turns: FakeTurns, vault: VaultPaths,
+                                                                      store: DocumentStore, clock: ManualClock) -> None:
+    # "Hello Orion, It's me, John." became the quote "Hello, It's me, John.", which the evidence
+    # gate did not find in the turn: the person's name was never staged.
+    found = statements([turns.add(1, "Hello Orion, It's me, John. How are you?", speaker="user"),
+                        turns.add(2, "Hi John!", role="assistant", speaker="Orion")], person="the user")
+    found = [s for s in found if not s.instruction]
+    [intro] = found
+    assert intro.memory == "The user is John." and intro.title == "Name: John"
+    assert intro.evidence == "Hello Orion, It's me, John."
+    model = ScriptedModel([{"keep": [{"number": 1, "category": "Facts"}]}])
+    result = BatchReflector(vault, store, turns, VaultKnowledgeIndex(store), model, Settings(), clock=clock,
+                            sleep=lambda _s: None, writer="choose").run(USER, 0)
+    assert not result.rejections, result.rejections
+    assert result.status == "completed", result.error
+    [doc] = [Document.load(vault.user(USER).root / s.path) for s in result.staged]
+    assert doc.body.strip() == "The user is John."
