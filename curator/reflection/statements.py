@@ -163,11 +163,17 @@ def _retold(parts: list[str], speaker: str) -> str:
     out: list[str] = []
     named = others = False
     for part in parts:
-        plain = with_subject(_plain(_introduced(part)))
+        plain = _as_said_of_self(part)
         out.append(as_memory(plain, speaker, named=named and not others))
         others = others or speaks_of_others(plain)
         named = named or is_first_person(plain)
     return " ".join(out)
+
+
+def _as_said_of_self(sentence: str) -> str:
+    """``sentence`` with its opener peeled, a self-introduction as the fact it is and a dropped
+    "I" put back: what the memory and the chooser's text are retold from."""
+    return with_subject(_plain(_introduced(sentence)))
 
 
 def _words(text: str) -> list[str]:
@@ -307,7 +313,8 @@ def _kept_sentences(text: str, listeners: frozenset[str] = frozenset(),
         if told != sentence and spoken is not None:
             spoken[told] = told  # what is left after "I wanted to let you know" is a span of the turn
         sentence = told
-        body = _introduced(sentence)  # judged as "I'm John."; the quote stays the person's words
+        introduced = _introduced(sentence)
+        body = introduced  # judged as "I'm John."; the quote stays the person's words
         for _ in range(3):  # "Oh, of course, my friend." is chatter all through
             shorter = _SMALL_TALK.sub("", body).strip()
             if shorter == body:
@@ -315,7 +322,7 @@ def _kept_sentences(text: str, listeners: frozenset[str] = frozenset(),
             body = shorter
         if _TO_LISTENER.match(sentence) or _TO_LISTENER.match(_VOCATIVE.sub("", body)):
             continue  # "Congrats on those deals", "Yeah Mel, let's spread love": to the other person
-        short = len(_words(body)) < MIN_WORDS and not _INTRODUCTION.search(sentence.strip())
+        short = len(_words(body)) < MIN_WORDS and introduced == sentence
         if (short or body.endswith("?") or _REQUEST.search(body)
                 or _SECOND_PERSON.search(body)):
             continue
@@ -340,12 +347,12 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
             continue
         if speaker.casefold() in GENERIC_SPEAKERS:
             speaker = person
+        if (len(turn.text.split()) > PASTED_WORDS and not _FIRST_PERSON.search(turn.text)
+                and detect(turn.text) == "en"):
+            continue  # a long text with no "I" in it is pasted material (an article), not the person's news
         groups: list[list[str]] = []
         spoken: dict[str, str] = {}
         in_character = role_play(turn.text)
-        if (len(turn.text.split()) > PASTED_WORDS and detect(turn.text) == "en"
-                and not _FIRST_PERSON.search(turn.text)):
-            continue  # a long text with no "I" in it is pasted material (an article), not the person's news
         for part in spoken_parts(turn.text):
             english, foreign = _by_language(part)
             found = _foreign_statements(turn, foreign, speaker)
@@ -384,8 +391,7 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
             rank = rank_of(quote)
             if rank <= 0:
                 continue
-            shown = _EXCLAIMED.sub(".", " ".join(as_memory(with_subject(_plain(_introduced(s))), speaker, again=False)
-                                                 for s in lasting))
+            shown = _EXCLAIMED.sub(".", " ".join(as_memory(_as_said_of_self(s), speaker, again=False) for s in lasting))
             # The title is the person's to read, like the memory ("Sorry the user hasn't been
             # around" was the title of a memory that had left that sentence out).
             title = title_of(memory, speaker)
