@@ -23,6 +23,7 @@ from typing import Any
 
 from curator.clock import iso_utc
 from curator.index.database import Index
+from curator.index.document_table import index_item_text
 from curator.index.search import SearchFilters, SearchHit, match_expression
 from curator.index.text import STOP_WORDS, fts_text, readable_snippet
 from curator.vault.atomic import read_json_state, write_json_state
@@ -79,12 +80,13 @@ class Archiver:
             ).fetchall()
             groups: set[tuple[str, str, str, str]] = set()
             for r in rows:
+                # First, while items_src still gives the words the entry was indexed with.
+                conn.execute("DELETE FROM items_fts WHERE rowid = ?", (r["item_id"],))
                 conn.execute("INSERT INTO turn_archive(user_id, number, text, context) VALUES (?,?,?,?)",
                              (r["user_id"], r["number"], r["text"], r["context"]))
                 conn.execute("INSERT INTO archive_fts(text, user_id, number) VALUES (?,?,?)",
                              (fts_text(r["text"]), r["user_id"], r["number"]))
                 conn.execute("UPDATE turns SET text = '', context = '' WHERE id = ?", (r["id"],))
-                conn.execute("DELETE FROM items_fts WHERE rowid = ?", (r["item_id"],))
                 conn.execute("UPDATE items SET searchable = 0 WHERE id = ?", (r["item_id"],))
                 groups.add((r["user_id"], r["source_id"], r["conversation"], _day(r["timestamp"])))
             for group in sorted(groups):
@@ -106,6 +108,7 @@ class Archiver:
         old = conn.execute("SELECT id FROM items WHERE ref = ?", (ref,)).fetchone()
         if old is not None:
             conn.execute("DELETE FROM items_fts WHERE rowid = ?", (old["id"],))
+            conn.execute("DELETE FROM item_text WHERE id = ?", (old["id"],))
             conn.execute("DELETE FROM items WHERE id = ?", (old["id"],))
         if not turns:
             return
@@ -121,9 +124,8 @@ class Archiver:
             "VALUES ('archive', ?, ?, 'archive', ',context,archive,', '', NULL, NULL, ?, 1)",
             (ref, user_id, start),
         )
-        conn.execute("INSERT INTO items_fts(rowid, title, body, prev, context) VALUES (?, ?, ?, '', ?)",
-                     (int(item.lastrowid or 0), f"archived conversation {conversation} {day}", fts_text(body),
-                      ",".join(map(str, numbers))))
+        index_item_text(conn, int(item.lastrowid or 0), f"archived conversation {conversation} {day}",
+                        fts_text(body), ",".join(map(str, numbers)))
 
 
 def archive_hit(row: Any, snippet: str, context: str, score: float) -> SearchHit:

@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from curator.index.text import fts_text
+
 
 class Connections:
     """Per-thread read connections and one serialised write connection to an SQLite file."""
@@ -30,6 +32,8 @@ class Connections:
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False, isolation_level=None)
         conn.row_factory = sqlite3.Row
+        # The full-text index reads its text through a view that calls this (schema.items_src).
+        conn.create_function("fts_text", 1, fts_text, deterministic=True)
         conn.execute("PRAGMA journal_mode=WAL")
         # NORMAL in WAL mode: a commit survives an application crash; the turn ledger (fsynced)
         # covers a power loss, since the index is replayed from it.

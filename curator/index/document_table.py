@@ -15,6 +15,15 @@ if TYPE_CHECKING:  # a reader's start-up skips the YAML front matter machinery
     from curator.vault.documents import Document
 
 
+def index_item_text(conn: sqlite3.Connection, item_id: int, title: str, body: str, context: str) -> None:
+    """Index an item that is not a turn: its words in ``item_text`` (the full-text index's
+    content for it), then its full-text entry made of the same words."""
+    conn.execute("INSERT INTO item_text(id, title, body, context) VALUES (?, ?, ?, ?)",
+                 (item_id, title, body, context))
+    conn.execute("INSERT INTO items_fts(rowid, title, body, prev, context) VALUES (?, ?, ?, '', ?)",
+                 (item_id, title, body, context))
+
+
 class DocumentTable(Connections):
     """The document rows of ``Index``."""
 
@@ -52,11 +61,9 @@ class DocumentTable(Connections):
                 ),
             )
             item_id = int(item.lastrowid or 0)
-            conn.execute(
-                "INSERT INTO items_fts(rowid, title, body, prev, context) VALUES (?, ?, ?, '', '')",
-                (item_id, fts_text(" ".join([title, " ".join(keywords), topic.replace(".", " ")]).strip()),
-                 fts_text(doc.body)),
-            )
+            index_item_text(conn, item_id,
+                            fts_text(" ".join([title, " ".join(keywords), topic.replace(".", " ")]).strip()),
+                            fts_text(doc.body), "")
             conn.execute(
                 "INSERT INTO documents(path, id, user_id, kind, area, title, topic, keywords, scope, quality, "
                 "content_types, created_at, deleted, source_turns, fingerprint, item_id) "
@@ -79,6 +86,7 @@ class DocumentTable(Connections):
         if row is None:
             return
         conn.execute("DELETE FROM items_fts WHERE rowid = ?", (row["item_id"],))
+        conn.execute("DELETE FROM item_text WHERE id = ?", (row["item_id"],))
         conn.execute("DELETE FROM items WHERE id = ?", (row["item_id"],))
         conn.execute("DELETE FROM documents WHERE path = ?", (rel_path,))
 

@@ -23,18 +23,18 @@ log = logging.getLogger(__name__)
 TurnRow = tuple[Any, ...]
 
 
-def prev_text(conn: sqlite3.Connection, source_id: str, conversation: str, position: int, row_id: int) -> str:
-    """Text of the active turn before ``row_id`` in its conversation ('' for the first)."""
+def prev_turn(conn: sqlite3.Connection, source_id: str, conversation: str, position: int,
+              row_id: int) -> tuple[int | None, str]:
+    """Row id and text of the active turn before ``row_id`` in its conversation (None, '' for the first)."""
     prev = conn.execute(
         # Row-value comparison so SQLite walks the (source, conversation, position, rowid)
         # index backwards instead of scanning the whole conversation.
-        f"SELECT COALESCE({ARCHIVED.format('text')}, turns.text) AS text FROM turns "
+        f"SELECT id, COALESCE({ARCHIVED.format('text')}, turns.text) AS text FROM turns "
         "WHERE source_id = ? AND conversation = ? AND (position, id) < (?, ?) AND status = 'active' "
         "ORDER BY position DESC, id DESC LIMIT 1",
         (source_id, conversation, position, row_id),
     ).fetchone()
-    return str(prev["text"]) if prev else ""
-
+    return (int(prev["id"]), str(prev["text"])) if prev else (None, "")
 
 
 def record_seq(record: Any) -> int:
@@ -144,7 +144,7 @@ def _bulk_adds(conn: sqlite3.Connection, user_id: str, adds: list[dict[str, Any]
     turn_id = int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM turns").fetchone()[0]) + 1
     item_id = int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM items").fetchone()[0]) + 1
     ids = [(turn_id + i, item_id + i) for i in range(len(adds))]
-    prev = _bulk_prev_texts(conn, adds, groups, ids)
+    prev = _bulk_prev_turns(conn, adds, groups, ids)
     return _insert_bulk(conn, *_bulk_rows(user_id, adds, ids, prev), count=len(adds))
 
 
@@ -172,24 +172,25 @@ def _only_appends(conn: sqlite3.Connection, adds: list[dict[str, Any]],
     return True
 
 
-def _bulk_prev_texts(conn: sqlite3.Connection, adds: list[dict[str, Any]],
-                     groups: dict[tuple[str, str], list[int]], ids: list[tuple[int, int]]) -> list[str]:
-    """Each new turn's predecessor text, in ``adds`` order."""
-    prev: list[str] = [""] * len(adds)
+def _bulk_prev_turns(conn: sqlite3.Connection, adds: list[dict[str, Any]],
+                     groups: dict[tuple[str, str], list[int]],
+                     ids: list[tuple[int, int]]) -> list[tuple[int | None, str]]:
+    """Each new turn's predecessor (row id, text), in ``adds`` order."""
+    prev: list[tuple[int | None, str]] = [(None, "")] * len(adds)
     for (source_id, conversation), members in groups.items():
         members.sort(key=lambda i: (int(adds[i]["turn"]["position"]), ids[i][0]))
         head = members[0]
-        before = prev_text(conn, source_id, conversation, int(adds[head]["turn"]["position"]), ids[head][0])
+        before = prev_turn(conn, source_id, conversation, int(adds[head]["turn"]["position"]), ids[head][0])
         for i in members:
             prev[i] = before
             t = adds[i]["turn"]
             if t.get("status", "active") == "active":
-                before = t["text"]
+                before = (ids[i][0], t["text"])
     return prev
 
 
 def _bulk_rows(user_id: str, adds: list[dict[str, Any]], ids: list[tuple[int, int]],
-               prev: list[str]) -> tuple[list[TurnRow], list[TurnRow], list[TurnRow]]:
+               prev: list[tuple[int | None, str]]) -> tuple[list[TurnRow], list[TurnRow], list[TurnRow]]:
     """The turns, items and items_fts rows of the new turns."""
     turn_rows = []
     item_rows = []
@@ -211,7 +212,7 @@ def _bulk_rows(user_id: str, adds: list[dict[str, Any]], ids: list[tuple[int, in
             ids[i][0], user_id, number, t["source_id"], t["file"], t["conversation"], t["key"],
             int(t["position"]), role, t["speaker"], t["text"], timestamp, t["sha256"], status, "",
             record.get("supersedes"), t.get("context", ""), EXTRA_JSON.encode(extra),
-            float(record.get("at", 0.0)), ids[i][1],
+            float(record.get("at", 0.0)), ids[i][1], prev[i][0],
         ))
         item_rows.append((
             ids[i][1], f"t:{user_id}:{number}", user_id, types,
@@ -219,7 +220,7 @@ def _bulk_rows(user_id: str, adds: list[dict[str, Any]], ids: list[tuple[int, in
             float(quality) if isinstance(quality, (int, float)) else None,
             timestamp, 1 if status == "active" else 0,
         ))
-        fts_rows.append((ids[i][1], fts_text(t["text"]), fts_text(prev[i]), fts_text(t.get("context", ""))))
+        fts_rows.append((ids[i][1], fts_text(t["text"]), fts_text(prev[i][1]), fts_text(t.get("context", ""))))
     return turn_rows, item_rows, fts_rows
 
 
@@ -231,7 +232,7 @@ def _insert_bulk(conn: sqlite3.Connection, turn_rows: list[TurnRow], item_rows: 
         conn.executemany(
             "INSERT INTO turns(id, user_id, number, source_id, file, conversation, key, position, role, "
             "speaker, text, timestamp, sha256, status, status_reason, supersedes, context, extra, "
-            "ingested_at, item_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            "ingested_at, item_id, prev_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             turn_rows,
         )
         conn.executemany(
@@ -281,10 +282,10 @@ def _apply_one(conn: sqlite3.Connection, user_id: str, record: dict[str, Any]) -
             ),
         )
         item_id = int(item.lastrowid or 0)
-        conn.execute("UPDATE turns SET item_id = ? WHERE id = ?", (item_id, turn_row_id))
         # Pair the turn with its predecessor now: rewriting an FTS row later costs a delete
         # and an insert, which made the pairing pass most of the cost of an import.
-        before = prev_text(conn, t["source_id"], t["conversation"], int(t["position"]), turn_row_id)
+        before_id, before = prev_turn(conn, t["source_id"], t["conversation"], int(t["position"]), turn_row_id)
+        conn.execute("UPDATE turns SET item_id = ?, prev_id = ? WHERE id = ?", (item_id, before_id, turn_row_id))
         conn.execute(
             "INSERT INTO items_fts(rowid, title, body, prev, context) VALUES (?, '', ?, ?, ?)",
             (item_id, fts_text(t["text"]), fts_text(before), fts_text(t.get("context", ""))),
@@ -337,9 +338,18 @@ def _refresh_pairs(conn: sqlite3.Connection, user_id: str, touched: list[int]) -
             targets.add(nxt["id"])
     for row_id in targets:
         row = conn.execute(
-            "SELECT source_id, conversation, position, item_id FROM turns WHERE id = ?", (row_id,)
+            "SELECT source_id, conversation, position, item_id, prev_id, text, context, "
+            f"{ARCHIVED.format('number')} IS NOT NULL AS archived FROM turns WHERE id = ?", (row_id,)
         ).fetchone()
-        before = fts_text(prev_text(conn, row["source_id"], row["conversation"], row["position"], row_id))
-        current = conn.execute("SELECT prev FROM items_fts WHERE rowid = ?", (row["item_id"],)).fetchone()
-        if current is not None and current["prev"] != before:
-            conn.execute("UPDATE items_fts SET prev = ? WHERE rowid = ?", (before, row["item_id"]))
+        if row["archived"]:
+            continue  # out of the full-text index: archival took its entry out with its text
+        before_id, before = prev_turn(conn, row["source_id"], row["conversation"], row["position"], row_id)
+        if before_id == row["prev_id"]:
+            continue
+        # The delete reads the entry's old words through items_src, so prev_id changes after it.
+        conn.execute("DELETE FROM items_fts WHERE rowid = ?", (row["item_id"],))
+        conn.execute("UPDATE turns SET prev_id = ? WHERE id = ?", (before_id, row_id))
+        conn.execute(
+            "INSERT INTO items_fts(rowid, title, body, prev, context) VALUES (?, '', ?, ?, ?)",
+            (row["item_id"], fts_text(row["text"]), fts_text(before), fts_text(row["context"])),
+        )

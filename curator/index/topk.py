@@ -119,7 +119,9 @@ def ranked(conn: Any, query: Query, expression: str, limit: int) -> list[Ranked]
 
 def _bounds(conn: Any, counts: Sequence[int]) -> list[float]:
     """Each phrase's largest possible share of a row's final score."""
-    top = conn.execute("SELECT max(rowid) FROM items_fts").fetchone()[0] or 0  # at least the row count
+    # Every full-text entry is an item's, so the largest item id is at least the entry count
+    # (asked of items_fts, the max would scan its content view).
+    top = conn.execute("SELECT max(id) FROM items").fetchone()[0] or 0
     best = conn.execute("SELECT max(quality) FROM documents").fetchone()[0]  # turns have none (0.5)
     factor = max(1.0, 0.5 + float(best)) if best is not None else 1.0
     # FTS5's IDF grows with the row count, so the largest rowid bounds it from above.
