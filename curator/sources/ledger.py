@@ -10,15 +10,25 @@ Records are JSON objects with a per-user ``seq`` and an ``op``:
 - ``add``: a new turn row (every IndexedTurn field, plus ``supersedes`` and ``ingested_at``)
 - ``status``: ``number`` becomes ``status`` (active / edited / removed) with a ``reason``
 - ``move``: ``number`` now sits at ``key``/``position`` (a positional source shifted)
+
+New records are appended to ``turns.jsonl``. Once it holds ``SEAL_BYTES``, its records are
+sealed into a gzip segment named for the first and last ``seq`` it holds
+(``turns.000000000001-000000052340.jsonl.gz``, a fourth of the size) and the plain file
+starts again empty. The segment is written whole (fsynced, renamed) before the plain file
+is emptied; a crash in between leaves the records in both, and a reader takes each ``seq``
+once.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import logging
-from collections.abc import Iterator
+import re
+import zlib
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from curator.vault.atomic import append_lines, atomic_write_bytes
 from curator.vault.paths import VaultPaths
@@ -33,33 +43,96 @@ _RECORD = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circ
 
 LEDGER_NAME = "turns.jsonl"
 REJECTED_NAME = "turns.rejected.jsonl"
+# Plain records past this size are sealed into a compressed segment. Level 1: a fourth of
+# the plain size at a third of level 6's time (measured on a 62 MB ledger: 15.7 MB in 0.4 s).
+SEAL_BYTES = 4 * 1024 * 1024
+SEAL_LEVEL = 1
+_SEGMENT = re.compile(r"^turns\.(\d{12})-(\d{12})\.jsonl\.gz$")
+
+
+def _seq_of(raw: bytes) -> int | None:
+    try:
+        return int(json.loads(raw.decode("utf-8"))["seq"])
+    except (UnicodeDecodeError, ValueError, KeyError, TypeError):
+        return None
 
 
 class TurnLedger:
-    """Per-user append-only turn ledgers under ``Users/<id>/Logs/turns.jsonl``."""
+    """Per-user append-only turn ledgers under ``Users/<id>/Logs/``."""
 
     def __init__(self, paths: VaultPaths) -> None:
         self.paths = paths
 
     def path(self, user_id: str) -> Path:
-        """Where one user's ledger lives."""
+        """Where one user's newest (plain) records are appended."""
         return self.paths.user(user_id).root / "Logs" / LEDGER_NAME
+
+    def segments(self, user_id: str) -> list[tuple[int, int, Path]]:
+        """(first seq, last seq, path) of each sealed segment, oldest first."""
+        folder = self.path(user_id).parent
+        if not folder.is_dir():
+            return []
+        found = []
+        for path in folder.iterdir():
+            match = _SEGMENT.match(path.name)
+            if match:
+                found.append((int(match.group(1)), int(match.group(2)), path))
+        return sorted(found)
+
+    def files(self, user_id: str) -> list[Path]:
+        """Every file holding the user's records, in order."""
+        plain = self.path(user_id)
+        return [p for _, _, p in self.segments(user_id)] + ([plain] if plain.exists() else [])
 
     def users(self) -> list[str]:
         """Users that have a ledger."""
-        return [uid for uid in self.paths.user_ids() if self.path(uid).exists()]
+        return [uid for uid in self.paths.user_ids() if self.files(uid)]
 
     def append(self, user_id: str, records: list[dict[str, Any]]) -> None:
         """Durably append ``records`` (each already carrying its ``seq``)."""
-        if records:
-            append_lines(
-                self.path(user_id),
-                [_RECORD.encode(r) for r in records],
-            )
+        if not records:
+            return
+        path = self.path(user_id)
+        append_lines(path, [_RECORD.encode(r) for r in records])
+        if path.stat().st_size >= SEAL_BYTES:
+            self.seal(user_id)
+
+    def seal(self, user_id: str) -> Path | None:
+        """Move the plain file's records into a new compressed segment; its path (None: nothing to seal)."""
+        path = self.path(user_id)
+        segments = self.segments(user_id)
+        sealed = segments[-1][1] if segments else 0
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        kept: list[bytes] = []
+        seqs: list[int] = []
+        for line in raw.splitlines(keepends=True):
+            if not line.strip():
+                continue
+            seq = _seq_of(line)
+            if seq is not None:
+                if seq <= sealed:
+                    continue  # sealed already: a crash came between a segment and emptying this file
+                seqs.append(seq)
+            # An unreadable line is kept as it is: readers skip it, nobody deletes it.
+            kept.append(line if line.endswith(b"\n") else line + b"\n")
+        if seqs:
+            target = path.with_name(f"turns.{min(seqs):012d}-{max(seqs):012d}.jsonl.gz")
+            atomic_write_bytes(target, gzip.compress(b"".join(kept), compresslevel=SEAL_LEVEL, mtime=0))
+        else:
+            target = None
+        atomic_write_bytes(path, b"")
+        return target
 
     def last_seq(self, user_id: str) -> int:
-        """The ``seq`` of the last complete record (0 for none), reading only the file's tail."""
-        path = self.path(user_id)
+        """The ``seq`` of the last complete record (0 for none), reading only the plain file's tail."""
+        segments = self.segments(user_id)
+        return self._plain_last_seq(self.path(user_id)) or (segments[-1][1] if segments else 0)
+
+    @staticmethod
+    def _plain_last_seq(path: Path) -> int:
         try:
             size = path.stat().st_size
         except FileNotFoundError:
@@ -73,34 +146,49 @@ class TurnLedger:
             if window < size:
                 lines = lines[1:]  # the first piece may start mid-line
             for raw in reversed(lines):
-                try:
-                    return int(json.loads(raw.decode("utf-8"))["seq"])
-                except (UnicodeDecodeError, ValueError, KeyError, TypeError):
-                    continue
+                seq = _seq_of(raw)
+                if seq is not None:
+                    return seq
             if window >= size:
                 return 0
             window *= 4
 
     def read(self, user_id: str, after_seq: int = 0) -> Iterator[dict[str, Any]]:
         """Records with ``seq > after_seq`` in order; unreadable lines are logged and skipped."""
+        seen = after_seq
+        for _, last, segment in self.segments(user_id):
+            if last <= seen:
+                continue  # every record in it was applied already: not even opened
+            try:
+                with gzip.open(segment, "rb") as handle:
+                    for record in self._records(handle, segment, seen):
+                        seen = max(seen, int(record["seq"]))
+                        yield record
+            except (OSError, EOFError, zlib.error) as exc:
+                log.warning("%s: the segment cannot be read to its end (%s); the records after that are "
+                            "missing from this replay", segment, exc)
         path = self.path(user_id)
         if not path.exists():
             return
         with open(path, "rb") as handle:
-            for line_no, raw in enumerate(handle, start=1):
-                if not raw.endswith(b"\n"):
-                    log.warning("%s line %d: incomplete last line (interrupted write); ignored", path, line_no)
-                    continue
-                if not raw.strip():
-                    continue
-                try:
-                    record = json.loads(raw.decode("utf-8"))
-                    seq = int(record["seq"])
-                except (UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
-                    log.warning("%s line %d: unreadable record (%s); ignored", path, line_no, exc)
-                    continue
-                if seq > after_seq:
-                    yield record
+            yield from self._records(handle, path, seen)
+
+    @staticmethod
+    def _records(handle: IO[bytes], path: Path, after_seq: int) -> Iterator[dict[str, Any]]:
+        for line_no, raw in enumerate(handle, start=1):
+            if not raw.endswith(b"\n"):
+                log.warning("%s line %d: incomplete last line (interrupted write); ignored", path, line_no)
+                continue
+            if not raw.strip():
+                continue
+            try:
+                record = json.loads(raw.decode("utf-8"))
+                seq = int(record["seq"])
+            except (UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
+                log.warning("%s line %d: unreadable record (%s); ignored", path, line_no, exc)
+                continue
+            if seq > after_seq:
+                yield record
 
     def set_aside(self, user_id: str, refused: list[tuple[Any, str]]) -> Path:
         """Move refused records out of the ledger into ``turns.rejected.jsonl``, with their reasons.
@@ -117,15 +205,27 @@ class TurnLedger:
             seqs.add(seq)
             lines.append(json.dumps({"reason": reason, "record": record}, ensure_ascii=False, sort_keys=True))
         append_lines(aside, lines)
-        kept: list[bytes] = []
-        with open(path, "rb") as handle:
-            for raw in handle:
-                try:
-                    seq = json.loads(raw.decode("utf-8")).get("seq")
-                except (UnicodeDecodeError, ValueError, AttributeError):
-                    seq = None
-                if seq is not None and seq in seqs:
-                    continue
-                kept.append(raw if raw.endswith(b"\n") else raw + b"\n")
-        atomic_write_bytes(path, b"".join(kept))
+        numbers = [s for s in seqs if isinstance(s, int)]
+        for first, last, segment in self.segments(user_id):
+            if any(first <= s <= last for s in numbers):
+                with gzip.open(segment, "rb") as handle:
+                    kept = self._without(handle, seqs)
+                atomic_write_bytes(segment, gzip.compress(b"".join(kept), compresslevel=SEAL_LEVEL, mtime=0))
+        if path.exists():
+            with open(path, "rb") as handle:
+                kept = self._without(handle, seqs)
+            atomic_write_bytes(path, b"".join(kept))
         return aside
+
+    @staticmethod
+    def _without(lines: Iterable[bytes], seqs: set[Any]) -> list[bytes]:
+        kept: list[bytes] = []
+        for raw in lines:
+            try:
+                seq = json.loads(raw.decode("utf-8")).get("seq")
+            except (UnicodeDecodeError, ValueError, AttributeError):
+                seq = None
+            if seq is not None and seq in seqs:
+                continue
+            kept.append(raw if raw.endswith(b"\n") else raw + b"\n")
+        return kept

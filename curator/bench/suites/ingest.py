@@ -29,7 +29,8 @@ def _on_disk(vault: Path, bare: Path, turns: int) -> Figure:
     """The index and the turn ledgers after an import, beside a bare FTS5 database of the
     same texts (both with their WAL files, checkpointed by closing)."""
     index = _files_size([vault / f"index.sqlite{suffix}" for suffix in ("", "-wal")])
-    ledgers = _files_size(list((vault / "Users").glob("*/Logs/turns*.jsonl")))
+    logs = vault / "Users"
+    ledgers = _files_size([*logs.glob("*/Logs/turns*.jsonl"), *logs.glob("*/Logs/turns*.jsonl.gz")])
     floor = _files_size([Path(f"{bare}{suffix}") for suffix in ("", "-wal")])
     return Figure(
         NAME, f"index and turn ledger on disk, {turns:,} turns", "MB", (index + ledgers) / MB, n=1,
