@@ -43,8 +43,9 @@ CREATE TABLE IF NOT EXISTS turns(
     prev_id INTEGER,
     UNIQUE(user_id, number)
 );
-CREATE INDEX IF NOT EXISTS turns_file ON turns(source_id, file, status);
-CREATE INDEX IF NOT EXISTS turns_identity ON turns(source_id, file, conversation, key, sha256);
+-- One index serves every question by file (its turns, an identity, a key's uses); the
+-- hash and the status are checked on the few rows a file's key finds.
+CREATE INDEX IF NOT EXISTS turns_identity ON turns(source_id, file, conversation, key);
 CREATE INDEX IF NOT EXISTS turns_conversation ON turns(source_id, conversation, position);
 CREATE INDEX IF NOT EXISTS turns_item ON turns(item_id);
 CREATE TABLE IF NOT EXISTS documents(

@@ -50,7 +50,14 @@ SEAL_LEVEL = 1
 _SEGMENT = re.compile(r"^turns\.(\d{12})-(\d{12})\.jsonl\.gz$")
 
 
+# Records are written with ``seq`` first; this reads it without parsing the record.
+_LEADING_SEQ = re.compile(rb'^\{"seq":(\d+)[,}]')
+
+
 def _seq_of(raw: bytes) -> int | None:
+    match = _LEADING_SEQ.match(raw)
+    if match:
+        return int(match.group(1))
     try:
         return int(json.loads(raw.decode("utf-8"))["seq"])
     except (UnicodeDecodeError, ValueError, KeyError, TypeError):
@@ -93,9 +100,19 @@ class TurnLedger:
         if not records:
             return
         path = self.path(user_id)
-        append_lines(path, [_RECORD.encode(r) for r in records])
-        if path.stat().st_size >= SEAL_BYTES:
+        lines = [_RECORD.encode(r) + "\n" for r in records]
+        if sum(map(len, lines)) < SEAL_BYTES:
+            append_lines(path, lines)
+            if path.stat().st_size >= SEAL_BYTES:
+                self.seal(user_id)
+            return
+        # An import's batch: sealed as it is, never written plain and read back. What the plain
+        # file holds is older, so it is sealed first.
+        if path.exists() and path.stat().st_size:
             self.seal(user_id)
+        seqs = [int(r["seq"]) for r in records]
+        target = path.with_name(f"turns.{min(seqs):012d}-{max(seqs):012d}.jsonl.gz")
+        atomic_write_bytes(target, gzip.compress("".join(lines).encode("utf-8"), compresslevel=SEAL_LEVEL, mtime=0))
 
     def seal(self, user_id: str) -> Path | None:
         """Move the plain file's records into a new compressed segment; its path (None: nothing to seal)."""

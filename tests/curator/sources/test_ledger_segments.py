@@ -43,10 +43,12 @@ def test_records_past_the_limit_are_sealed_and_read_back_in_order(ledger):
 
 def test_last_seq_comes_from_the_newest_segment_when_the_plain_file_is_empty(ledger):
     ledger.append("default", _records(1, 30))
-    assert ledger.segments("default")
+    assert ledger.segments("default") and not ledger.path("default").exists()
+    assert ledger.last_seq("default") == 30
+    ledger.append("default", _records(31, 32))
     ledger.seal("default")
     assert ledger.path("default").read_bytes() == b""
-    assert ledger.last_seq("default") == 30
+    assert ledger.last_seq("default") == 32
 
 
 def test_a_crash_between_the_segment_and_emptying_the_plain_file_reads_each_record_once(ledger, monkeypatch):
@@ -92,3 +94,13 @@ def test_an_unreadable_line_is_sealed_as_it_is(ledger, monkeypatch):
     segment = ledger.seal("default")
     assert segment is not None and b"{not json" in gzip.decompress(segment.read_bytes())
     assert [r["seq"] for r in ledger.read("default")] == [1, 2, 3, 4]
+
+
+def test_a_batch_past_the_limit_is_sealed_as_it_is_after_the_plain_records_before_it(ledger):
+    ledger.append("default", _records(1, 3))  # small: appended plain
+    assert not ledger.segments("default")
+    ledger.append("default", _records(4, 60))  # an import's batch
+    assert [(f, last) for f, last, _ in ledger.segments("default")] == [(1, 3), (4, 60)]
+    assert ledger.path("default").read_bytes() == b""
+    assert [r["seq"] for r in ledger.read("default")] == list(range(1, 61))
+    assert ledger.last_seq("default") == 60
