@@ -28,7 +28,7 @@ import re
 import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from curator.vault.atomic import append_lines, atomic_write_bytes
 from curator.vault.paths import VaultPaths
@@ -191,7 +191,7 @@ class TurnLedger:
             yield from self._records(handle, path, seen)
 
     @staticmethod
-    def _records(handle: IO[bytes], path: Path, after_seq: int) -> Iterator[dict[str, Any]]:
+    def _records(handle: Iterable[bytes], path: Path, after_seq: int) -> Iterator[dict[str, Any]]:
         for line_no, raw in enumerate(handle, start=1):
             if not raw.endswith(b"\n"):
                 log.warning("%s line %d: incomplete last line (interrupted write); ignored", path, line_no)
