@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -96,12 +97,13 @@ class Generation:
         deadline = run.started + run.timeout
         if hasattr(backend, "prompt_progress"):  # optional: only backends that can report it
             setattr(backend, "prompt_progress", self._prompt_reporter(job, plan.max_tokens))  # noqa: B010
+        messages = request.messages(plan.user_text)
         stream = backend.stream_chat(
-            request.messages(plan.user_text),
+            messages,
             temperature=request.temperature,
             max_tokens=plan.max_tokens,
             schema=request.schema,
-            seed=request.seed,
+            seed=sampling_seed(request, messages),
             repeat_penalty=request.repeat_penalty,
         )
         with contextlib.closing(stream):  # type: ignore[type-var]
@@ -177,3 +179,15 @@ class Generation:
                                problems=problems, finish_reason=run.finish_reason, **common, **timing)
         return ModelResult(JobStatus.OK, text=text, data=data, finish_reason=run.finish_reason,
                            **common, **timing)
+
+
+def sampling_seed(request: ModelRequest, messages: list[dict[str, str]]) -> int:
+    """The request's own seed, or one drawn from the words the model reads.
+
+    A person who reflects on the same chat twice gets the same proposals: sampling at a
+    temperature above 0 with a fresh seed each time made the bundled model keep one, then
+    four, of the same chat's statements from one run to the next.
+    """
+    if request.seed is not None:
+        return request.seed
+    return zlib.crc32("\x00".join(m.get("content", "") for m in messages).encode("utf-8", "surrogatepass"))

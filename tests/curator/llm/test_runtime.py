@@ -627,3 +627,25 @@ def test_real_truncated_gguf_gives_a_clear_error(tmp_path: Path, real_model: tup
     finally:
         checked.shutdown()
         unchecked.shutdown()
+
+
+def test_a_request_without_a_seed_samples_the_same_way_for_the_same_words(model: ScriptedModel) -> None:
+    for _ in range(4):
+        model.backend.add("We talked about tea.")
+    model.complete(_request(temperature=0.6))
+    model.complete(_request(temperature=0.6))
+    model.complete(ModelRequest.simple("test", "You answer.", "Another question?", temperature=0.6))
+    model.complete(_request(temperature=0.6, seed=5))
+    seeds = [call["seed"] for call in model.calls]
+    assert seeds[0] is not None and seeds[0] == seeds[1]
+    assert seeds[2] != seeds[0]
+    assert seeds[3] == 5
+
+
+@pytest.mark.llm
+def test_real_model_samples_a_prompt_the_same_way_twice(real_model: tuple[ModelRuntime, EventBus]) -> None:
+    runtime, _ = real_model
+    request = ModelRequest.simple("story", "You write stories.", "Write one sentence about a lighthouse keeper.",
+                                  temperature=1.0, max_tokens=24)
+    first, second = runtime.complete(request), runtime.complete(request)
+    assert first.ok and second.ok and first.text and first.text == second.text
