@@ -46,6 +46,10 @@ class IndexDamagedError(RuntimeError):
     """The index file cannot be used and this process may not replace it."""
 
 
+class OlderSchemaError(sqlite3.DatabaseError):
+    """The index was built by an earlier version of the app: sound, but of another layout."""
+
+
 class Index(TurnReads, DocumentTable):
     """The index database of one vault.
 
@@ -72,11 +76,20 @@ class Index(TurnReads, DocumentTable):
                     f"the index {self.path} cannot be used ({exc}); start `curator watch`, the app or "
                     "`curator reindex` to rebuild it"
                 ) from exc
-            aside = set_aside_database(self.path)
-            self.healed = (
-                f"the index could not be used ({exc}); it was moved aside as {aside.name} and is rebuilt "
-                "from the vault and the sources"
-            )
+            if isinstance(exc, OlderSchemaError):
+                # Not damaged, only outdated: nothing in it is lost by rebuilding, and a copy
+                # the size of the index kept aside would only take room.
+                remove_database(self.path)
+                self.healed = (
+                    f"the index was built by an earlier version of the app ({exc}); it is rebuilt from the "
+                    "vault and the sources"
+                )
+            else:
+                aside = set_aside_database(self.path)
+                self.healed = (
+                    f"the index could not be used ({exc}); it was moved aside as {aside.name} and is rebuilt "
+                    "from the vault and the sources"
+                )
             log.warning(self.healed)
             self._closed = False
             self._open()
@@ -131,7 +144,10 @@ class Index(TurnReads, DocumentTable):
             row = self._writer.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         if row is None or row[0] != str(SCHEMA_VERSION):
             found = row[0] if row is not None else "none"
-            raise sqlite3.DatabaseError(f"schema version {found}, this app needs {SCHEMA_VERSION}")
+            message = f"schema version {found}, this app needs {SCHEMA_VERSION}"
+            if str(found).isdigit() and 0 < int(found) < SCHEMA_VERSION and "turns" in tables:
+                raise OlderSchemaError(message)
+            raise sqlite3.DatabaseError(message)
 
     # ---- Meta
 

@@ -14,9 +14,10 @@ ARCHIVED = _OF.replace("{1}", "turns")
 
 # The full-text index holds no text of its own (FTS5 external content): ``items_src`` gives
 # each item's columns as they were indexed, a turn's from ``turns`` (its ``prev`` from the
-# turn ``prev_id`` names; an archived turn has no entry) and any other item's from ``item_text``. ``fts_text`` is the
-# Python function every connection registers. A row's values there may only change after
-# its index entry is deleted, since the delete reads them to find the tokens to remove.
+# turn ``prev_id`` names; an archived turn has no entry) and any other item's from
+# ``item_text``. ``fts_text`` is the Python function every connection registers. A row's
+# values there may only change after its index entry is deleted, since the delete reads
+# them to find the tokens to remove.
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS turns(

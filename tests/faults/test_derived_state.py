@@ -145,3 +145,17 @@ def test_a_good_hand_edit_becomes_the_last_good_copy(tmp_path):
     settings_file.write_bytes(edited)
     load_settings(settings_file)
     assert (vault / "curator.yaml.bak").read_bytes() == edited
+
+
+def test_an_index_of_an_earlier_version_is_replaced_not_kept_aside(tmp_path):
+    vault, _ = _vault_with_turns(tmp_path)
+    conn = sqlite3.connect(vault / "index.sqlite")
+    conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    conn.commit()
+    conn.close()
+    with Engine(vault, triggers=False) as engine:
+        assert [h.number for h in engine.search("parrot Kiwi") if h.item_type == "turn"][:1] == [1]
+        assert any("earlier version" in w for w in engine.warnings)
+        assert engine.reindex().equal
+    assert not list(vault.glob("index.sqlite.corrupt-*"))
+
