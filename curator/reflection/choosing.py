@@ -10,20 +10,25 @@ checks), and a correction of a fact that is known or waiting for review is alway
 
 from __future__ import annotations
 
+import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from curator.reflection.corrected import corrected_text
 from curator.reflection.languages import HAN_KANA_RUN, Table, detect, tables
 from curator.reflection.narrowing import NARROWING_KEY, ChoiceNarrowing
-from curator.reflection.ports import GenerationDefaults, KnowledgeDoc
+from curator.reflection.ports import GenerationDefaults, KnowledgeDoc, ModelCancelled
 from curator.reflection.schemas import NewFact, SchemaError, load_json_object
 from curator.reflection.statements import Statement
 
+log = logging.getLogger(__name__)
+
 CHOOSER_PROMPT = "batch_chooser"
-CHOOSER_DEFAULTS = GenerationDefaults(temperature=0.2, max_tokens=320)
+CHOOSER_DEFAULTS = GenerationDefaults(temperature=0.0, max_tokens=320)
+# Times a menu is asked again after a reply that named one statement over and over.
+MORE_ROUNDS = 2
 WRITERS = ("model", "choose", "reword")
 FINDS = ("choose", "reword")  # writers for which code finds the candidates (and swaps a correction's value)
 CATEGORIES = ("Facts", "Patterns", "Concepts")
@@ -53,6 +58,53 @@ class Menu:
     def read(self, raw: str) -> list[tuple[Statement, str]]:
         """The chosen statements with their categories; raises SchemaError on a useless reply."""
         return [(self.offered[n - 1], category) for n, category in choices(raw, len(self.offered), self.most)]
+
+    def without(self, chosen: Sequence[Statement]) -> Menu | None:
+        """The menu of what is left once ``chosen`` are kept (None: nothing left, or no room)."""
+        left = tuple(s for s in self.offered if all(s is not c for c in chosen))
+        room = self.most - len(chosen)
+        return Menu(left, room) if left and room > 0 else None
+
+
+def looped(raw: str) -> bool:
+    """Whether a reply named one statement more than once: a small model answering greedily
+    wrote "4" four times for four statements it was shown, and three were lost."""
+    try:
+        keep = load_json_object(raw).get("keep")
+    except SchemaError:
+        return False
+    numbers = [e.get("number") for e in keep if isinstance(e, dict)] if isinstance(keep, list) else []
+    return len(numbers) > len(set(map(str, numbers)))
+
+
+def more_choices(menu: Menu, raw: str, chosen: Sequence[tuple[Statement, str]],
+                 ask: Callable[[Menu], str]) -> list[tuple[Statement, str]]:
+    """What the model keeps when asked again without what it chose, after a looping reply.
+
+    ``ask`` calls the model with a menu's variables and returns its reply; a failed second
+    call only ends the asking (what was chosen stands). A cancelled one is raised by ``ask``.
+    """
+    more: list[tuple[Statement, str]] = []
+    last = [s for s, _c in chosen]
+    for _ in range(MORE_ROUNDS):
+        if not looped(raw):
+            break
+        rest = menu.without(last)
+        if rest is None:
+            break
+        try:
+            raw = ask(rest)
+            picked = rest.read(raw)
+        except ModelCancelled:
+            raise
+        except Exception as exc:  # a failed second call keeps what the first chose
+            log.info("asking again after a looping reply failed: %s", exc)
+            break
+        if not picked:
+            break
+        more += picked
+        menu, last = rest, [s for s, _c in picked]
+    return more
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,13 @@ from curator.clock import Clock, SystemClock, iso_utc
 from curator.events import EventBus
 from curator.index.text import content_words
 from curator.reflection.batch_records import render_turn, setting
-from curator.reflection.choosing import CHOOSER_DEFAULTS, CHOOSER_PROMPT, FINDS, select
+from curator.reflection.choosing import (
+    CHOOSER_DEFAULTS,
+    CHOOSER_PROMPT,
+    FINDS,
+    more_choices,
+    select,
+)
 from curator.reflection.gates.chain import check_item, unsupported_words
 from curator.reflection.gates.untrusted import instruction_reasons, scan
 from curator.reflection.ports import (
@@ -347,6 +353,9 @@ class SummaryWriter:
         try:
             reply = self.model.call(CHOOSER_PROMPT, selection.menu.variables(), None, CHOOSER_DEFAULTS)
             chosen = selection.menu.read(reply.text)
+            chosen += more_choices(selection.menu, reply.text, chosen,
+                                   lambda menu: self.model.call(CHOOSER_PROMPT, menu.variables(), None,
+                                                                CHOOSER_DEFAULTS).text)
         except ModelCancelled as exc:
             return SummaryResult("cancelled", error=str(exc))
         except SchemaError as exc:

@@ -356,3 +356,29 @@ def test_a_statement_cites_the_turns_own_words_with_the_name_said_to(turns: Fake
     assert result.status == "completed", result.error
     [doc] = [Document.load(vault.user(USER).root / s.path) for s in result.staged]
     assert doc.body.strip() == "The user is John."
+
+
+def test_a_reply_naming_one_statement_over_and_over_is_asked_again_without_it(
+        vault: VaultPaths, store: DocumentStore, turns: FakeTurns, clock: ManualClock) -> None:
+    # Greedy, the bundled model wrote "4" four times for a Portuguese chat's four statements.
+    turns.add(1, "Tenho aulas com a professora Inês todos os sábados de manhã, por videochamada.")
+    turns.add(2, "Estou a aprender português há seis meses, porque vou a Lisboa em setembro.")
+    turns.add(3, "Em Lisboa quero visitar Sintra e comer pastéis de nata sem amendoim, claro.")
+    looping = {"keep": [{"number": 3, "category": "Facts"}] * 3}
+    model = ScriptedModel([looping, {"keep": [{"number": 1, "category": "Facts"}, {"number": 2, "category": "Facts"}]}])
+    micro = MicroReflector(vault, store, VaultKnowledgeIndex(store), model, Settings(), clock=clock, writer="choose")
+    result = micro.run(USER, entries_from_turns(list(turns.turns.values())), trigger="session_end")
+    assert result.status == "completed", result.error
+    assert len(result.staged) == 3
+    shown_again = model.calls[1]["variables"]["statements"]
+    assert "Sintra" not in shown_again and "Inês" in shown_again and "setembro" in shown_again
+
+
+def test_a_reply_that_names_each_statement_once_is_not_asked_again(
+        vault: VaultPaths, store: DocumentStore, turns: FakeTurns, clock: ManualClock) -> None:
+    turns.add(1, "Tenho aulas com a professora Inês todos os sábados de manhã, por videochamada.")
+    turns.add(2, "Estou a aprender português há seis meses, porque vou a Lisboa em setembro.")
+    model = ScriptedModel([{"keep": [{"number": 2, "category": "Facts"}]}])
+    micro = MicroReflector(vault, store, VaultKnowledgeIndex(store), model, Settings(), clock=clock, writer="choose")
+    result = micro.run(USER, entries_from_turns(list(turns.turns.values())), trigger="session_end")
+    assert result.status == "completed" and len(result.staged) == 1 and len(model.calls) == 1
