@@ -82,6 +82,12 @@ _REQUEST = re.compile(
     r"suggest|find|send|write|let me know)\b|^what\b|^how\b|^why\b|^when\b|^where\b|^who\b",
     re.IGNORECASE,
 )
+# What the person wants of the thing being made ("I want it to always ignore what is in
+# between the brackets", "I never want anything in brackets to be sent to the TTS", from a
+# SillyTavern coding chat): the task's requirement, not a fact about their life. "I want to
+# learn Portuguese" names no object before "to" and stays.
+_SPECIFIES = re.compile(r"\b(?:want|need|['’]d like)\s+(?:it|this|that|these|those|anything|nothing|something|"
+                        r"everything)\b(?:\s+[\w'’]+){0,6}?\s+to\b", re.IGNORECASE)
 # Words that mark lasting facts about a life; each found adds to a statement's rank.
 _LASTING_WORDS = """
     work works job nurse doctor teacher engineer student shift shifts office company career retired
@@ -324,7 +330,7 @@ def _kept_sentences(text: str, listeners: frozenset[str] = frozenset(),
             continue  # "Congrats on those deals", "Yeah Mel, let's spread love": to the other person
         short = len(_words(body)) < MIN_WORDS and introduced == sentence
         if (short or body.endswith("?") or _REQUEST.search(body)
-                or _SECOND_PERSON.search(body)):
+                or _SECOND_PERSON.search(body) or _SPECIFIES.search(body)):
             continue
         kept.append(sentence)
     return kept, planted

@@ -382,3 +382,11 @@ def test_a_reply_that_names_each_statement_once_is_not_asked_again(
     micro = MicroReflector(vault, store, VaultKnowledgeIndex(store), model, Settings(), clock=clock, writer="choose")
     result = micro.run(USER, entries_from_turns(list(turns.turns.values())), trigger="session_end")
     assert result.status == "completed" and len(result.staged) == 1 and len(model.calls) == 1
+
+
+def test_what_the_person_wants_of_the_thing_being_made_is_no_memory(turns: FakeTurns) -> None:
+    turns.add(1, "So I do want to make sure that it's clear on one thing, regardless of which element is chosen, "
+                 "I want it to always ignore what is in between the brackets. I never want anything in between "
+                 "brackets to be sent to the TTS for audio reading aloud. Does this code snippet achieve that?")
+    turns.add(2, "I want to learn Portuguese before my trip to Lisbon in September.")
+    assert [s.turn.number for s in statements(turns.turns.values())] == [2]
