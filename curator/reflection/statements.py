@@ -617,7 +617,7 @@ def _foreign_statements(turn: IndexedTurn, found: Sequence[tuple[str, Table | No
         rank = _foreign_rank(sentence, table)
         if rank <= 0:
             continue
-        body = _peel_label(table.strip_openers(sentence) if table else sentence, table)
+        body = _peel_label(table.strip_openers(sentence, detached=True) if table else sentence, table)
         body = body[:1].upper() + body[1:]
         out.append(Statement(turn, sentence, in_their_words(speaker, body), _plain_title(body), rank,
                              person=speaker))

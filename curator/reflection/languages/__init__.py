@@ -78,13 +78,21 @@ class Table:
                 return True
         return False
 
-    def strip_openers(self, text: str) -> str:
-        """``text`` without greetings, thanks and small talk before the news ("Hallo! Also, ...")."""
+    def strip_openers(self, text: str, *, detached: bool = False) -> str:
+        """``text`` without greetings, thanks and small talk before the news ("Hallo! Also, ...").
+
+        ``detached``: only an opener set off by punctuation ("Super, danke.", "Also, ich ..."),
+        for a quote of the person's words. One that is part of the clause stays: "Übrigens
+        laufe ich ..." without its first word misquotes them ("Laufe ich ...").
+        """
         for _ in range(4):  # "Hola, bueno, vale, ..." peels one opener a round
             stripped = _strip_leading(text)
             folded = stripped.casefold()
             for entry in (*self.lists["greeting"], *self.lists["small_talk"], *self.lists["thanks"]):
                 cut = len(entry)
+                after = folded[cut:].lstrip(" ")
+                if detached and self.spaced and after and after[0].isalnum():
+                    continue
                 if folded.startswith(entry) and (len(folded) == cut or not folded[cut].isalnum()
                                                  or not self.spaced):
                     text = stripped[cut:].lstrip(" ,.!;:、，。！-–—")
