@@ -178,8 +178,12 @@ def detect(text: str) -> str:
     words = [w.casefold() for w in _WORD_RE.findall(text)]
     if not words:
         return ""
-    best, score = "", 0
-    english = sum(1 for w in words if w in _ENGLISH_STOP)
+    # A stop word of several languages ("in": English, Italian, Dutch) says less than one of a
+    # single language: each counts 1/k. "Korrektur: Jana wohnt inzwischen in Zürich, nicht
+    # mehr in Basel." was Italian by its two "in" against German's one "nicht".
+    shared = _stop_word_languages()
+    best, score = "", 0.0
+    english = sum(1 / shared[w] for w in words if w in _ENGLISH_STOP)
     if english:
         best, score = "en", english
     # English has no accented letters: on a tie with English, one of them tips it
@@ -188,10 +192,21 @@ def detect(text: str) -> str:
     for code, table in tables().items():
         if not table.spaced:
             continue
-        hits = sum(1 for w in words if w in table.lists["stop"])
-        if hits > score or (hits and hits == score and best == "en" and accented):
+        hits = sum(1 / shared[w] for w in words if w in table.lists["stop"])
+        if hits > score + 1e-9 or (hits and abs(hits - score) <= 1e-9 and best == "en" and accented):
             best, score = code, hits
     return best
+
+
+@lru_cache(maxsize=1)
+def _stop_word_languages() -> dict[str, int]:
+    """{stop word: how many languages (English and each spaced table) list it}."""
+    count: dict[str, int] = dict.fromkeys(_ENGLISH_STOP, 1)
+    for table in tables().values():
+        if table.spaced:
+            for word in set(table.lists["stop"]):
+                count[word] = count.get(word, 0) + 1
+    return count
 
 
 def table_for(text: str) -> Table | None:

@@ -262,3 +262,12 @@ def test_a_quote_keeps_an_opener_that_is_part_of_the_clause() -> None:
     found = statements([turn(2, "Hallo! Ich arbeite als Bäckerin in Köln, meistens ab vier Uhr morgens.")])
     assert [s.memory for s in found] == ['The user said: "Ich arbeite als Bäckerin in Köln, meistens ab vier Uhr '
                                          'morgens."']
+
+
+def test_a_stop_word_of_several_languages_counts_for_less_than_one_of_a_single_language() -> None:
+    # Two "in" (English, Italian, Dutch ...) outweighed German's one "nicht": the German
+    # correction was read as Italian, found no correction word, and came as a fact of its own.
+    assert detect("Korrektur: Jana wohnt inzwischen in Zürich, nicht mehr in Basel.") == "de"
+    found = statements([turn(1, "Meine Schwester Jana wohnt in Basel, und wir kochen manchmal zusammen."),
+                        turn(2, "Korrektur: Jana wohnt inzwischen in Zürich, nicht mehr in Basel.")])
+    assert [s.turn.number for s in found if s.corrects] == [2]
