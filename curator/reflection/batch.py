@@ -40,7 +40,6 @@ from curator.reflection.choosing import (
     CHOSEN,
     FINDS,
     WRITERS,
-    Menu,
     more_choices,
     new_fact,
     select,
@@ -303,7 +302,7 @@ class BatchReflector:
         record["finish_reason"] = reply.finish_reason
         try:
             picked = menu.read(reply.text)
-            picked += more_choices(menu, reply.text, picked, self._ask_chooser)
+            picked += more_choices(self.model, menu, reply.text, picked)
         except SchemaError as exc:
             record["raw_response"] = str(reply.text)[:RAW_LOG_LIMIT]
             result.error = record["error"] = f"unparsable model output: {exc}"
@@ -315,9 +314,6 @@ class BatchReflector:
         record["chosen"] = [s.turn.number for s, _c, _by in chosen]
         out.new_facts.extend(new_fact(s, category, CHOSEN, by) for s, category, by in chosen)
         return out
-
-    def _ask_chooser(self, menu: Menu) -> str:
-        return self.model.call(CHOOSER_PROMPT, menu.variables(), None, CHOOSER_DEFAULTS).text
 
     def _halves(self, part: list[tuple[IndexedTurn, str]], knowledge: Sequence[KnowledgeDoc],
                 record: dict[str, Any], result: BatchResult) -> BatchOutput | None:

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from curator.reflection.corrected import corrected_text
 from curator.reflection.languages import HAN_KANA_RUN, Table, detect, tables
 from curator.reflection.narrowing import NARROWING_KEY, ChoiceNarrowing
-from curator.reflection.ports import GenerationDefaults, KnowledgeDoc, ModelCancelled
+from curator.reflection.ports import GenerationDefaults, KnowledgeDoc, ModelCancelled, ModelClient
 from curator.reflection.schemas import NewFact, SchemaError, load_json_object
 from curator.reflection.statements import Statement
 
@@ -77,12 +77,11 @@ def looped(raw: str) -> bool:
     return len(numbers) > len(set(map(str, numbers)))
 
 
-def more_choices(menu: Menu, raw: str, chosen: Sequence[tuple[Statement, str]],
-                 ask: Callable[[Menu], str]) -> list[tuple[Statement, str]]:
-    """What the model keeps when asked again without what it chose, after a looping reply.
+def more_choices(model: ModelClient, menu: Menu, raw: str,
+                 chosen: Sequence[tuple[Statement, str]]) -> list[tuple[Statement, str]]:
+    """What ``model`` keeps when asked again without what it chose, after a looping reply.
 
-    ``ask`` calls the model with a menu's variables and returns its reply; a failed second
-    call only ends the asking (what was chosen stands). A cancelled one is raised by ``ask``.
+    A failed second call only ends the asking (what was chosen stands); a cancelled one is raised.
     """
     more: list[tuple[Statement, str]] = []
     last = [s for s, _c in chosen]
@@ -93,7 +92,7 @@ def more_choices(menu: Menu, raw: str, chosen: Sequence[tuple[Statement, str]],
         if rest is None:
             break
         try:
-            raw = ask(rest)
+            raw = model.call(CHOOSER_PROMPT, rest.variables(), None, CHOOSER_DEFAULTS).text
             picked = rest.read(raw)
         except ModelCancelled:
             raise

@@ -29,7 +29,6 @@ from curator.reflection.choosing import (
     CHOSEN,
     FINDS,
     OFFER_PER_FACT,
-    Menu,
     corrected,
     more_choices,
     select,
@@ -527,7 +526,7 @@ class MicroReflector:
                 return MicroResult("aborted", error=f"model call failed: {type(exc).__name__}: {exc}")
             try:
                 chosen = selection.menu.read(reply.text)
-                chosen += more_choices(selection.menu, reply.text, chosen, self._ask_chooser)
+                chosen += more_choices(self.model, selection.menu, reply.text, chosen)
             except SchemaError as exc:
                 return MicroResult("aborted", error=f"unparsable model output: {exc}",
                                    raw_response=str(reply.text)[:100_000])
@@ -542,9 +541,6 @@ class MicroReflector:
                            [f"{how}; worded by {by}"], s.earlier.evidence if s.earlier else "", s.title)
                  for s, how, by in picked]
         return reply, MicroOutput(facts=facts, rejected=not_worded)
-
-    def _ask_chooser(self, menu: Menu) -> str:
-        return self.model.call(CHOOSER_PROMPT, menu.variables(), None, CHOOSER_DEFAULTS).text
 
     @staticmethod
     def _superseded(text: str, existing: Sequence[KnowledgeDoc]) -> KnowledgeDoc | None:

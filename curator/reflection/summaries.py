@@ -353,9 +353,7 @@ class SummaryWriter:
         try:
             reply = self.model.call(CHOOSER_PROMPT, selection.menu.variables(), None, CHOOSER_DEFAULTS)
             chosen = selection.menu.read(reply.text)
-            chosen += more_choices(selection.menu, reply.text, chosen,
-                                   lambda menu: self.model.call(CHOOSER_PROMPT, menu.variables(), None,
-                                                                CHOOSER_DEFAULTS).text)
+            chosen += more_choices(self.model, selection.menu, reply.text, chosen)
         except ModelCancelled as exc:
             return SummaryResult("cancelled", error=str(exc))
         except SchemaError as exc:

@@ -54,6 +54,13 @@ _SEGMENT = re.compile(r"^turns\.(\d{12})-(\d{12})\.jsonl\.gz$")
 _LEADING_SEQ = re.compile(rb'^\{"seq":(\d+)[,}]')
 
 
+def _write_segment(plain: Path, first: int, last: int, data: bytes) -> Path:
+    """Write ``data`` whole (compressed, fsynced, renamed) as the segment of seqs ``first``-``last``."""
+    target = plain.with_name(f"turns.{first:012d}-{last:012d}.jsonl.gz")
+    atomic_write_bytes(target, gzip.compress(data, compresslevel=SEAL_LEVEL, mtime=0))
+    return target
+
+
 def _seq_of(raw: bytes) -> int | None:
     match = _LEADING_SEQ.match(raw)
     if match:
@@ -111,8 +118,7 @@ class TurnLedger:
         if path.exists() and path.stat().st_size:
             self.seal(user_id)
         seqs = [int(r["seq"]) for r in records]
-        target = path.with_name(f"turns.{min(seqs):012d}-{max(seqs):012d}.jsonl.gz")
-        atomic_write_bytes(target, gzip.compress("".join(lines).encode("utf-8"), compresslevel=SEAL_LEVEL, mtime=0))
+        _write_segment(path, min(seqs), max(seqs), "".join(lines).encode("utf-8"))
 
     def seal(self, user_id: str) -> Path | None:
         """Move the plain file's records into a new compressed segment; its path (None: nothing to seal)."""
@@ -135,11 +141,7 @@ class TurnLedger:
                 seqs.append(seq)
             # An unreadable line is kept as it is: readers skip it, nobody deletes it.
             kept.append(line if line.endswith(b"\n") else line + b"\n")
-        if seqs:
-            target = path.with_name(f"turns.{min(seqs):012d}-{max(seqs):012d}.jsonl.gz")
-            atomic_write_bytes(target, gzip.compress(b"".join(kept), compresslevel=SEAL_LEVEL, mtime=0))
-        else:
-            target = None
+        target = _write_segment(path, min(seqs), max(seqs), b"".join(kept)) if seqs else None
         atomic_write_bytes(path, b"")
         return target
 
@@ -227,7 +229,7 @@ class TurnLedger:
             if any(first <= s <= last for s in numbers):
                 with gzip.open(segment, "rb") as handle:
                     kept = self._without(handle, seqs)
-                atomic_write_bytes(segment, gzip.compress(b"".join(kept), compresslevel=SEAL_LEVEL, mtime=0))
+                _write_segment(path, first, last, b"".join(kept))
         if path.exists():
             with open(path, "rb") as handle:
                 kept = self._without(handle, seqs)

@@ -90,11 +90,11 @@ class Table:
             folded = stripped.casefold()
             for entry in (*self.lists["greeting"], *self.lists["small_talk"], *self.lists["thanks"]):
                 cut = len(entry)
-                after = folded[cut:].lstrip(" ")
-                if detached and self.spaced and after and after[0].isalnum():
+                if not folded.startswith(entry):
                     continue
-                if folded.startswith(entry) and (len(folded) == cut or not folded[cut].isalnum()
-                                                 or not self.spaced):
+                if detached and self.spaced and folded[cut:].lstrip(" ")[:1].isalnum():
+                    continue  # part of the clause ("Übrigens laufe ich"): a quote keeps it
+                if len(folded) == cut or not folded[cut].isalnum() or not self.spaced:
                     text = stripped[cut:].lstrip(" ,.!;:、，。！-–—")
                     break
             else:
