@@ -86,7 +86,7 @@ class Archiver:
                              (r["user_id"], r["number"], r["text"], r["context"]))
                 conn.execute("INSERT INTO archive_fts(text, user_id, number) VALUES (?,?,?)",
                              (fts_text(r["text"]), r["user_id"], r["number"]))
-                conn.execute("UPDATE turns SET text = '', context = '' WHERE id = ?", (r["id"],))
+                conn.execute("UPDATE turn_rows SET text = '', context = '' WHERE id = ?", (r["id"],))
                 conn.execute("UPDATE items SET searchable = 0 WHERE id = ?", (r["item_id"],))
                 groups.add((r["user_id"], r["source_id"], r["conversation"], _day(r["timestamp"])))
             for group in sorted(groups):

@@ -1,8 +1,10 @@
 """The SQLite index of turns and documents (derived; rebuilt from vault + sources).
 
 Tables:
-    turns        every turn ever read, with its per-user number, provenance and status
-                 (active / edited / removed); rows are never deleted
+    turn_rows    every turn ever read, with its per-user number, provenance and status
+                 (active / edited / removed); rows are never deleted. Its file and
+                 conversation are numbers into ``turn_files`` and ``conversations``; the
+                 ``turns`` view names them, and every read goes through it
     documents    every vault document (Knowledge, Knowledge_staging, Reflections)
     items        one searchable item per turn or document, with the filter columns
     items_fts    FTS5 (Porter stemming) over items: title, body, previous turn, context
@@ -145,7 +147,7 @@ class Index(TurnReads, DocumentTable):
         if row is None or row[0] != str(SCHEMA_VERSION):
             found = row[0] if row is not None else "none"
             message = f"schema version {found}, this app needs {SCHEMA_VERSION}"
-            if str(found).isdigit() and 0 < int(found) < SCHEMA_VERSION and "turns" in tables:
+            if str(found).isdigit() and 0 < int(found) < SCHEMA_VERSION and tables & {"turns", "turn_rows"}:
                 raise OlderSchemaError(message)
             raise sqlite3.DatabaseError(message)
 

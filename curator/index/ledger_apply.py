@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from curator.index.rows import EXTRA_JSON, pack_types
-from curator.index.schema import ARCHIVED
+from curator.index.schema import ARCHIVED_ROW, CONVERSATION_ID, stored_sha
 from curator.index.text import fts_text
 from curator.sources.read_state import ReadState
 from curator.sources.validation import record_problem
@@ -23,18 +23,41 @@ log = logging.getLogger(__name__)
 TurnRow = tuple[Any, ...]
 
 
-def prev_turn(conn: sqlite3.Connection, source_id: str, conversation: str, position: int,
+def prev_turn(conn: sqlite3.Connection, conversation_id: int, position: int,
               row_id: int) -> tuple[int | None, str]:
     """Row id and text of the active turn before ``row_id`` in its conversation (None, '' for the first)."""
     prev = conn.execute(
-        # Row-value comparison so SQLite walks the (source, conversation, position, rowid)
-        # index backwards instead of scanning the whole conversation.
-        f"SELECT id, COALESCE({ARCHIVED.format('text')}, turns.text) AS text FROM turns "
-        "WHERE source_id = ? AND conversation = ? AND (position, id) < (?, ?) AND status = 'active' "
+        # Row-value comparison so SQLite walks the (conversation, position, rowid) index
+        # backwards instead of scanning the whole conversation.
+        f"SELECT id, COALESCE({ARCHIVED_ROW.format('text')}, turn_rows.text) AS text FROM turn_rows "
+        "WHERE conversation_id = ? AND (position, id) < (?, ?) AND status = 'active' "
         "ORDER BY position DESC, id DESC LIMIT 1",
-        (source_id, conversation, position, row_id),
+        (conversation_id, position, row_id),
     ).fetchone()
     return (int(prev["id"]), str(prev["text"])) if prev else (None, "")
+
+
+class Provenance:
+    """The numbers of files and conversations, added the first time a turn names them."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self._files: dict[tuple[str, str], int] = {}
+        self._conversations: dict[tuple[str, str], int] = {}
+
+    def file_id(self, source_id: str, file: str) -> int:
+        return self._number(self._files, "turn_files", "file", (source_id, file))
+
+    def conversation_id(self, source_id: str, conversation: str) -> int:
+        return self._number(self._conversations, "conversations", "conversation", (source_id, conversation))
+
+    def _number(self, cache: dict[tuple[str, str], int], table: str, column: str, names: tuple[str, str]) -> int:
+        found = cache.get(names)
+        if found is None:
+            self.conn.execute(f"INSERT OR IGNORE INTO {table}(source_id, {column}) VALUES (?, ?)", names)
+            row = self.conn.execute(f"SELECT id FROM {table} WHERE source_id = ? AND {column} = ?", names).fetchone()
+            found = cache[names] = int(row[0])
+        return found
 
 
 def record_seq(record: Any) -> int:
@@ -141,11 +164,12 @@ def _bulk_adds(conn: sqlite3.Connection, user_id: str, adds: list[dict[str, Any]
     groups = _conversations_of(adds)
     if not _only_appends(conn, adds, groups):
         return False
-    turn_id = int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM turns").fetchone()[0]) + 1
+    turn_id = int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM turn_rows").fetchone()[0]) + 1
     item_id = int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM items").fetchone()[0]) + 1
     ids = [(turn_id + i, item_id + i) for i in range(len(adds))]
-    prev = _bulk_prev_turns(conn, adds, groups, ids)
-    return _insert_bulk(conn, *_bulk_rows(user_id, adds, ids, prev), count=len(adds))
+    names = Provenance(conn)
+    prev = _bulk_prev_turns(conn, adds, groups, ids, names)
+    return _insert_bulk(conn, *_bulk_rows(user_id, adds, ids, prev, names), count=len(adds))
 
 
 def _conversations_of(adds: list[dict[str, Any]]) -> dict[tuple[str, str], list[int]]:
@@ -163,7 +187,7 @@ def _only_appends(conn: sqlite3.Connection, adds: list[dict[str, Any]],
     for (source_id, conversation), members in groups.items():
         first = min(int(adds[i]["turn"]["position"]) for i in members)
         later = conn.execute(
-            "SELECT 1 FROM turns WHERE source_id = ? AND conversation = ? AND position >= ? "
+            f"SELECT 1 FROM turn_rows WHERE conversation_id = {CONVERSATION_ID} AND position >= ? "
             "AND status = 'active' LIMIT 1",
             (source_id, conversation, first),
         ).fetchone()
@@ -174,13 +198,14 @@ def _only_appends(conn: sqlite3.Connection, adds: list[dict[str, Any]],
 
 def _bulk_prev_turns(conn: sqlite3.Connection, adds: list[dict[str, Any]],
                      groups: dict[tuple[str, str], list[int]],
-                     ids: list[tuple[int, int]]) -> list[tuple[int | None, str]]:
+                     ids: list[tuple[int, int]], names: Provenance) -> list[tuple[int | None, str]]:
     """Each new turn's predecessor (row id, text), in ``adds`` order."""
     prev: list[tuple[int | None, str]] = [(None, "")] * len(adds)
     for (source_id, conversation), members in groups.items():
         members.sort(key=lambda i: (int(adds[i]["turn"]["position"]), ids[i][0]))
         head = members[0]
-        before = prev_turn(conn, source_id, conversation, int(adds[head]["turn"]["position"]), ids[head][0])
+        before = prev_turn(conn, names.conversation_id(source_id, conversation),
+                           int(adds[head]["turn"]["position"]), ids[head][0])
         for i in members:
             prev[i] = before
             t = adds[i]["turn"]
@@ -190,7 +215,8 @@ def _bulk_prev_turns(conn: sqlite3.Connection, adds: list[dict[str, Any]],
 
 
 def _bulk_rows(user_id: str, adds: list[dict[str, Any]], ids: list[tuple[int, int]],
-               prev: list[tuple[int | None, str]]) -> tuple[list[TurnRow], list[TurnRow], list[TurnRow]]:
+               prev: list[tuple[int | None, str]],
+               names: Provenance) -> tuple[list[TurnRow], list[TurnRow], list[TurnRow]]:
     """The turns, items and items_fts rows of the new turns."""
     turn_rows = []
     item_rows = []
@@ -209,8 +235,9 @@ def _bulk_rows(user_id: str, adds: list[dict[str, Any]], ids: list[tuple[int, in
         if types is None:
             types = types_of[role] = pack_types(["context", role])
         turn_rows.append((
-            ids[i][0], user_id, number, t["source_id"], t["file"], t["conversation"], t["key"],
-            int(t["position"]), role, t["speaker"], t["text"], timestamp, t["sha256"], status, "",
+            ids[i][0], user_id, number, names.file_id(t["source_id"], t["file"]),
+            names.conversation_id(t["source_id"], t["conversation"]), t["key"],
+            int(t["position"]), role, t["speaker"], t["text"], timestamp, stored_sha(t["sha256"]), status, "",
             record.get("supersedes"), t.get("context", ""), EXTRA_JSON.encode(extra),
             float(record.get("at", 0.0)), ids[i][1], prev[i][0],
         ))
@@ -230,9 +257,9 @@ def _insert_bulk(conn: sqlite3.Connection, turn_rows: list[TurnRow], item_rows: 
     conn.execute("SAVEPOINT bulk_adds")
     try:
         conn.executemany(
-            "INSERT INTO turns(id, user_id, number, source_id, file, conversation, key, position, role, "
+            "INSERT INTO turn_rows(id, user_id, number, file_id, conversation_id, key, position, role, "
             "speaker, text, timestamp, sha256, status, status_reason, supersedes, context, extra, "
-            "ingested_at, item_id, prev_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            "ingested_at, item_id, prev_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             turn_rows,
         )
         conn.executemany(
@@ -258,14 +285,16 @@ def _apply_one(conn: sqlite3.Connection, user_id: str, record: dict[str, Any]) -
     if op == "add":
         t = record["turn"]
         extra = t.get("extra") or {}
+        names = Provenance(conn)
+        conversation_id = names.conversation_id(t["source_id"], t["conversation"])
         cur = conn.execute(
-            "INSERT INTO turns(user_id, number, source_id, file, conversation, key, position, role, "
+            "INSERT INTO turn_rows(user_id, number, file_id, conversation_id, key, position, role, "
             "speaker, text, timestamp, sha256, status, status_reason, supersedes, context, extra, "
-            "ingested_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            "ingested_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
-                user_id, int(t["number"]), t["source_id"], t["file"], t["conversation"], t["key"],
+                user_id, int(t["number"]), names.file_id(t["source_id"], t["file"]), conversation_id, t["key"],
                 int(t["position"]), t["role"], t["speaker"], t["text"], float(t["timestamp"]),
-                t["sha256"], t.get("status", "active"), "", record.get("supersedes"),
+                stored_sha(t["sha256"]), t.get("status", "active"), "", record.get("supersedes"),
                 t.get("context", ""), EXTRA_JSON.encode(extra), float(record.get("at", 0.0)),
             ),
         )
@@ -284,15 +313,15 @@ def _apply_one(conn: sqlite3.Connection, user_id: str, record: dict[str, Any]) -
         item_id = int(item.lastrowid or 0)
         # Pair the turn with its predecessor now: rewriting an FTS row later costs a delete
         # and an insert, which made the pairing pass most of the cost of an import.
-        before_id, before = prev_turn(conn, t["source_id"], t["conversation"], int(t["position"]), turn_row_id)
-        conn.execute("UPDATE turns SET item_id = ?, prev_id = ? WHERE id = ?", (item_id, before_id, turn_row_id))
+        before_id, before = prev_turn(conn, conversation_id, int(t["position"]), turn_row_id)
+        conn.execute("UPDATE turn_rows SET item_id = ?, prev_id = ? WHERE id = ?", (item_id, before_id, turn_row_id))
         conn.execute(
             "INSERT INTO items_fts(rowid, title, body, prev, context) VALUES (?, '', ?, ?, ?)",
             (item_id, fts_text(t["text"]), fts_text(before), fts_text(t.get("context", ""))),
         )
         return turn_row_id
     row = conn.execute(
-        "SELECT id, item_id FROM turns WHERE user_id = ? AND number = ?", (user_id, int(record["number"]))
+        "SELECT id, item_id FROM turn_rows WHERE user_id = ? AND number = ?", (user_id, int(record["number"]))
     ).fetchone()
     if row is None:
         log.warning("ledger record %s names unknown turn %s; ignored", record.get("seq"), record.get("number"))
@@ -300,7 +329,7 @@ def _apply_one(conn: sqlite3.Connection, user_id: str, record: dict[str, Any]) -
     if op == "status":
         status = str(record["status"])
         conn.execute(
-            "UPDATE turns SET status = ?, status_reason = ? WHERE id = ?",
+            "UPDATE turn_rows SET status = ?, status_reason = ? WHERE id = ?",
             (status, str(record.get("reason", "")), row["id"]),
         )
         conn.execute(
@@ -308,7 +337,7 @@ def _apply_one(conn: sqlite3.Connection, user_id: str, record: dict[str, Any]) -
         )
     elif op == "move":
         conn.execute(
-            "UPDATE turns SET key = ?, position = ? WHERE id = ?",
+            "UPDATE turn_rows SET key = ?, position = ? WHERE id = ?",
             (str(record["key"]), int(record["position"]), row["id"]),
         )
     else:
@@ -324,31 +353,31 @@ def _refresh_pairs(conn: sqlite3.Connection, user_id: str, touched: list[int]) -
         if not row_id:
             continue
         row = conn.execute(
-            "SELECT source_id, conversation, position FROM turns WHERE id = ?", (row_id,)
+            "SELECT conversation_id, position FROM turn_rows WHERE id = ?", (row_id,)
         ).fetchone()
         if row is None:
             continue
         targets.add(row_id)
         nxt = conn.execute(
-            "SELECT id FROM turns WHERE source_id = ? AND conversation = ? AND (position, id) > (?, ?) "
+            "SELECT id FROM turn_rows WHERE conversation_id = ? AND (position, id) > (?, ?) "
             "AND status = 'active' ORDER BY position, id LIMIT 1",
-            (row["source_id"], row["conversation"], row["position"], row_id),
+            (row["conversation_id"], row["position"], row_id),
         ).fetchone()
         if nxt is not None:
             targets.add(nxt["id"])
     for row_id in targets:
         row = conn.execute(
-            "SELECT source_id, conversation, position, item_id, prev_id, text, context, "
-            f"{ARCHIVED.format('number')} IS NOT NULL AS archived FROM turns WHERE id = ?", (row_id,)
+            "SELECT conversation_id, position, item_id, prev_id, text, context, "
+            f"{ARCHIVED_ROW.format('number')} IS NOT NULL AS archived FROM turn_rows WHERE id = ?", (row_id,)
         ).fetchone()
         if row["archived"]:
             continue  # out of the full-text index: archival took its entry out with its text
-        before_id, before = prev_turn(conn, row["source_id"], row["conversation"], row["position"], row_id)
+        before_id, before = prev_turn(conn, row["conversation_id"], row["position"], row_id)
         if before_id == row["prev_id"]:
             continue
         # The delete reads the entry's old words through items_src, so prev_id changes after it.
         conn.execute("DELETE FROM items_fts WHERE rowid = ?", (row["item_id"],))
-        conn.execute("UPDATE turns SET prev_id = ? WHERE id = ?", (before_id, row_id))
+        conn.execute("UPDATE turn_rows SET prev_id = ? WHERE id = ?", (before_id, row_id))
         conn.execute(
             "INSERT INTO items_fts(rowid, title, body, prev, context) VALUES (?, '', ?, ?, ?)",
             (row["item_id"], fts_text(row["text"]), fts_text(before), fts_text(row["context"])),

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 # 2: the full-text index keeps no copy of the text (external content: ``items_src``).
-SCHEMA_VERSION = 2
+# 3: a turn names its file and conversation by number (``turn_rows``; ``turns`` is a view).
+SCHEMA_VERSION = 3
 # bm25 column weights: title, body, previous turn (context of a pair), context.md
 BM25_WEIGHTS = (2.0, 1.0, 0.4, 0.2)
 
@@ -11,6 +12,7 @@ BM25_WEIGHTS = (2.0, 1.0, 0.4, 0.2)
 # read of a turn takes them from there, so callers never see the difference.
 _OF = "(SELECT a.{0} FROM turn_archive a WHERE a.user_id = {1}.user_id AND a.number = {1}.number)"
 ARCHIVED = _OF.replace("{1}", "turns")
+ARCHIVED_ROW = _OF.replace("{1}", "turn_rows")
 
 # The full-text index holds no text of its own (FTS5 external content): ``items_src`` gives
 # each item's columns as they were indexed, a turn's from ``turns`` (its ``prev`` from the
@@ -20,20 +22,35 @@ ARCHIVED = _OF.replace("{1}", "turns")
 # them to find the tokens to remove.
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS turns(
+-- Where a turn came from, each named once: a turn row holds two small numbers where it
+-- held the source id, the file path and the conversation id (most of its bytes beside the
+-- text, and most of every index over it).
+CREATE TABLE IF NOT EXISTS turn_files(
+    id INTEGER PRIMARY KEY,
+    source_id TEXT NOT NULL,
+    file TEXT NOT NULL,
+    UNIQUE(source_id, file)
+);
+CREATE TABLE IF NOT EXISTS conversations(
+    id INTEGER PRIMARY KEY,
+    source_id TEXT NOT NULL,
+    conversation TEXT NOT NULL,
+    UNIQUE(source_id, conversation)
+);
+-- sha256 is held as its 32 bytes (a BLOB) when it is a lowercase hex digest, as text otherwise.
+CREATE TABLE IF NOT EXISTS turn_rows(
     id INTEGER PRIMARY KEY,
     user_id TEXT NOT NULL,
     number INTEGER NOT NULL,
-    source_id TEXT NOT NULL,
-    file TEXT NOT NULL,
-    conversation TEXT NOT NULL,
+    file_id INTEGER NOT NULL,
+    conversation_id INTEGER NOT NULL,
     key TEXT NOT NULL,
     position INTEGER NOT NULL,
     role TEXT NOT NULL,
     speaker TEXT NOT NULL,
     text TEXT NOT NULL,
     timestamp REAL NOT NULL,
-    sha256 TEXT NOT NULL,
+    sha256 NOT NULL,
     status TEXT NOT NULL DEFAULT 'active',
     status_reason TEXT NOT NULL DEFAULT '',
     supersedes INTEGER,
@@ -46,9 +63,17 @@ CREATE TABLE IF NOT EXISTS turns(
 );
 -- One index serves every question by file (its turns, an identity, a key's uses); the
 -- hash and the status are checked on the few rows a file's key finds.
-CREATE INDEX IF NOT EXISTS turns_identity ON turns(source_id, file, conversation, key);
-CREATE INDEX IF NOT EXISTS turns_conversation ON turns(source_id, conversation, position);
-CREATE INDEX IF NOT EXISTS turns_item ON turns(item_id);
+CREATE INDEX IF NOT EXISTS turns_identity ON turn_rows(file_id, conversation_id, key);
+CREATE INDEX IF NOT EXISTS turns_conversation ON turn_rows(conversation_id, position);
+CREATE INDEX IF NOT EXISTS turns_item ON turn_rows(item_id);
+-- Every read of a turn goes through this view, which names its provenance again.
+CREATE VIEW IF NOT EXISTS turns AS
+    SELECT r.id, r.user_id, r.number, c.source_id, f.file, c.conversation, r.key, r.position, r.role,
+        r.speaker, r.text, r.timestamp,
+        CASE WHEN typeof(r.sha256) = 'blob' THEN lower(hex(r.sha256)) ELSE r.sha256 END AS sha256,
+        r.status, r.status_reason, r.supersedes, r.context, r.extra, r.ingested_at, r.item_id, r.prev_id,
+        r.file_id, r.conversation_id
+    FROM turn_rows r JOIN turn_files f ON f.id = r.file_id JOIN conversations c ON c.id = r.conversation_id;
 CREATE TABLE IF NOT EXISTS documents(
     path TEXT PRIMARY KEY,
     id TEXT NOT NULL,
@@ -89,9 +114,9 @@ CREATE TABLE IF NOT EXISTS item_text(
 );
 CREATE VIEW IF NOT EXISTS items_src(id, title, body, prev, context) AS
     SELECT t.item_id, '', fts_text(t.text),
-        COALESCE((SELECT fts_text(COALESCE({prev_archived}, p.text)) FROM turns p WHERE p.id = t.prev_id), ''),
+        COALESCE((SELECT fts_text(COALESCE({prev_archived}, p.text)) FROM turn_rows p WHERE p.id = t.prev_id), ''),
         fts_text(t.context)
-    FROM turns t WHERE t.item_id IS NOT NULL AND {archived_number} IS NULL
+    FROM turn_rows t WHERE t.item_id IS NOT NULL AND {archived_number} IS NULL
     UNION ALL
     SELECT id, title, body, '', context FROM item_text;
 CREATE VIRTUAL TABLE IF NOT EXISTS items_fts USING fts5(
@@ -134,5 +159,19 @@ TURN_COLUMNS = (
 EXPECTED_TURN_COLUMNS = {
     "id", "user_id", "number", "source_id", "file", "conversation", "key", "position", "role", "speaker",
     "text", "timestamp", "sha256", "status", "status_reason", "supersedes", "context", "extra", "ingested_at",
-    "item_id", "prev_id",
+    "item_id", "prev_id", "file_id", "conversation_id",
 }
+
+# The numbers a turn row names its file and its conversation by (NULL when never seen).
+FILE_ID = "(SELECT id FROM turn_files WHERE source_id = ? AND file = ?)"
+CONVERSATION_ID = "(SELECT id FROM conversations WHERE source_id = ? AND conversation = ?)"
+
+
+def stored_sha(sha256: str) -> str | bytes:
+    """A digest as a turn row holds it: 32 bytes for a lowercase hex SHA-256, else the text."""
+    if len(sha256) == 64 and sha256 == sha256.lower():
+        try:
+            return bytes.fromhex(sha256)
+        except ValueError:
+            pass
+    return sha256

@@ -6,7 +6,7 @@ from typing import Any
 
 from curator.index.connections import Connections
 from curator.index.rows import turn_from_row
-from curator.index.schema import TURN_COLUMNS
+from curator.index.schema import CONVERSATION_ID, FILE_ID, TURN_COLUMNS
 from curator.sources.turns import IndexedTurn
 
 
@@ -16,7 +16,7 @@ class TurnReads(Connections):
     def max_number(self, user_id: str) -> int:
         """The highest turn number of a user (0 when none)."""
         row = self.reader().execute(
-            "SELECT MAX(number) AS n FROM turns WHERE user_id = ?", (user_id,)
+            "SELECT MAX(number) AS n FROM turn_rows WHERE user_id = ?", (user_id,)
         ).fetchone()
         return int(row["n"] or 0)
 
@@ -60,7 +60,7 @@ class TurnReads(Connections):
         """Turns read from one unit of a source, in position order."""
         marks = ",".join("?" * len(statuses))
         rows = self.reader().execute(
-            f"SELECT {TURN_COLUMNS} FROM turns WHERE source_id = ? AND file = ? AND status IN ({marks}) "
+            f"SELECT {TURN_COLUMNS} FROM turns WHERE file_id = {FILE_ID} AND status IN ({marks}) "
             "ORDER BY position, number",
             (source_id, file, *statuses),
         )
@@ -69,27 +69,27 @@ class TurnReads(Connections):
     def find_identity(self, source_id: str, file: str, conversation: str, key: str, sha256: str) -> IndexedTurn | None:
         """The row for exactly this message and content, whatever its status."""
         row = self.reader().execute(
-            f"SELECT {TURN_COLUMNS} FROM turns WHERE source_id = ? AND file = ? AND conversation = ? "
+            f"SELECT {TURN_COLUMNS} FROM turns WHERE file_id = {FILE_ID} AND conversation_id = {CONVERSATION_ID} "
             "AND key = ? AND sha256 = ? ORDER BY number DESC LIMIT 1",
-            (source_id, file, conversation, key, sha256),
+            (source_id, file, source_id, conversation, key, sha256),
         ).fetchone()
         return turn_from_row(row) if row else None
 
     def find_key(self, source_id: str, file: str, conversation: str, key: str) -> IndexedTurn | None:
         """The active row holding a message key, if any."""
         row = self.reader().execute(
-            f"SELECT {TURN_COLUMNS} FROM turns WHERE source_id = ? AND file = ? AND conversation = ? "
+            f"SELECT {TURN_COLUMNS} FROM turns WHERE file_id = {FILE_ID} AND conversation_id = {CONVERSATION_ID} "
             "AND key = ? AND status = 'active' ORDER BY number DESC LIMIT 1",
-            (source_id, file, conversation, key),
+            (source_id, file, source_id, conversation, key),
         ).fetchone()
         return turn_from_row(row) if row else None
 
     def has_line(self, source_id: str, file: str, conversation: str, position: int, sha256: str) -> bool:
         """Whether a unit already holds this text at this position (an already-read line)."""
         row = self.reader().execute(
-            "SELECT 1 FROM turns WHERE source_id = ? AND conversation = ? AND position = ? AND file = ? "
-            "AND sha256 = ? AND status != 'removed' LIMIT 1",
-            (source_id, conversation, position, file, sha256),
+            f"SELECT 1 FROM turns WHERE conversation_id = {CONVERSATION_ID} AND position = ? "
+            f"AND file_id = {FILE_ID} AND sha256 = ? AND status != 'removed' LIMIT 1",
+            (source_id, conversation, position, source_id, file, sha256),
         ).fetchone()
         return row is not None
 
@@ -97,23 +97,24 @@ class TurnReads(Connections):
         """How many distinct messages of a unit carry ``key`` (itself or with a ``#dup`` suffix)."""
         prefix = key + "#dup"
         row = self.reader().execute(
-            "SELECT COUNT(DISTINCT key) AS n FROM turns WHERE source_id = ? AND file = ? AND conversation = ? "
-            "AND status != 'removed' AND (key = ? OR substr(key, 1, ?) = ?)",
-            (source_id, file, conversation, key, len(prefix), prefix),
+            f"SELECT COUNT(DISTINCT key) AS n FROM turn_rows WHERE file_id = {FILE_ID} "
+            f"AND conversation_id = {CONVERSATION_ID} AND status != 'removed' AND (key = ? OR substr(key, 1, ?) = ?)",
+            (source_id, file, source_id, conversation, key, len(prefix), prefix),
         ).fetchone()
         return int(row["n"] or 0)
 
     def file_known(self, source_id: str, file: str) -> bool:
         """Whether any turn (of any status) was ever read from this unit."""
         row = self.reader().execute(
-            "SELECT 1 FROM turns WHERE source_id = ? AND file = ? LIMIT 1", (source_id, file)
+            f"SELECT 1 FROM turn_rows WHERE file_id = {FILE_ID} LIMIT 1", (source_id, file)
         ).fetchone()
         return row is not None
 
     def source_files(self, source_id: str) -> list[str]:
         """Units of a source that have active turns."""
         rows = self.reader().execute(
-            "SELECT DISTINCT file FROM turns WHERE source_id = ? AND status = 'active'", (source_id,)
+            "SELECT f.file FROM turn_files f WHERE f.source_id = ? AND EXISTS "
+            "(SELECT 1 FROM turn_rows r WHERE r.file_id = f.id AND r.status = 'active')", (source_id,)
         )
         return [r["file"] for r in rows]
 
@@ -121,7 +122,7 @@ class TurnReads(Connections):
         """{user: {status: count}} over all turns."""
         counts: dict[str, dict[str, int]] = {}
         for row in self.reader().execute(
-            "SELECT user_id, status, COUNT(*) AS n FROM turns GROUP BY user_id, status"
+            "SELECT user_id, status, COUNT(*) AS n FROM turn_rows GROUP BY user_id, status"
         ):
             counts.setdefault(row["user_id"], {})[row["status"]] = row["n"]
         return counts
@@ -129,6 +130,7 @@ class TurnReads(Connections):
     def source_turn_counts(self) -> dict[str, int]:
         """{source id: active turns}."""
         rows = self.reader().execute(
-            "SELECT source_id, COUNT(*) AS n FROM turns WHERE status = 'active' GROUP BY source_id"
+            "SELECT f.source_id, COUNT(*) AS n FROM turn_rows r JOIN turn_files f ON f.id = r.file_id "
+            "WHERE r.status = 'active' GROUP BY f.source_id"
         )
         return {r["source_id"]: r["n"] for r in rows}

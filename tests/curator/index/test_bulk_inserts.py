@@ -100,3 +100,21 @@ def test_only_the_write_connection_gets_the_large_page_cache(tmp_path) -> None:
         assert index.reader().execute("PRAGMA cache_size").fetchone()[0] == -2000  # SQLite's default
     finally:
         index.close()
+
+
+def test_a_first_import_takes_the_bulk_path_whole(tmp_path, monkeypatch):
+    # The one-by-one path is the fallback when SQLite refuses a bulk row; a bulk statement
+    # that is wrong for every row would hide behind it, ten times slower, with every test green.
+    def one_by_one(*args, **kwargs):
+        raise AssertionError("a plain first import fell back to one-by-one inserts")
+
+    monkeypatch.setattr(ledger_apply, "_apply_one", one_by_one)
+    source = tmp_path / "chats"
+    source.mkdir()
+    (source / "a.jsonl").write_text("".join(_line("c1", n, f"kettle note {n}") for n in range(1, 30)))
+    with Engine(tmp_path / "vault", triggers=False) as engine:
+        engine.add_source(source)
+        engine.scan_all()
+        assert len(engine.index.turns("default")) == 29
+        assert engine.index.get_turn("default", 3).sha256 == engine.index.reader().execute(
+            "SELECT lower(hex(sha256)) FROM turn_rows WHERE number = 3").fetchone()[0]
