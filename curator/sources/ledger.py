@@ -7,7 +7,8 @@ replays it: at start-up (recovering from a crash between ledger and index) and o
 
 Records are JSON objects with a per-user ``seq`` and an ``op``:
 
-- ``add``: a new turn row (every IndexedTurn field, plus ``supersedes`` and ``ingested_at``)
+- ``add``: a new turn row (every IndexedTurn field, plus ``supersedes`` and ``ingested_at``);
+  its ``sha256`` is left out when it is the hash of its text, and put back on reading
 - ``status``: ``number`` becomes ``status`` (active / edited / removed) with a ``reason``
 - ``move``: ``number`` now sits at ``key``/``position`` (a positional source shifted)
 
@@ -30,6 +31,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from curator.sources.turns import text_hash
 from curator.vault.atomic import append_lines, atomic_write_bytes
 from curator.vault.paths import VaultPaths
 
@@ -52,6 +54,30 @@ _SEGMENT = re.compile(r"^turns\.(\d{12})-(\d{12})\.jsonl\.gz$")
 
 # Records are written with ``seq`` first; this reads it without parsing the record.
 _LEADING_SEQ = re.compile(rb'^\{"seq":(\d+)[,}]')
+
+
+def _line(record: dict[str, Any]) -> str:
+    """One record as the ledger holds it.
+
+    An added turn's SHA-256 is the hash of its text: 64 random hex characters that no
+    compression shrinks, a fifth of a sealed segment. It is left out and computed again on
+    reading (a digest that is not its text's hash is kept as it is).
+    """
+    line = _RECORD.encode(record) + "\n"
+    turn = record.get("turn")
+    if record.get("op") == "add" and isinstance(turn, dict):
+        sha = turn.get("sha256")
+        if isinstance(sha, str) and isinstance(turn.get("text"), str) and sha == text_hash(turn["text"]):
+            line = line.replace(f',"sha256":"{sha}"', "", 1)
+    return line
+
+
+def _with_hash(record: Any) -> Any:
+    """A record read back, an added turn's SHA-256 put back where it was left out."""
+    turn = record.get("turn") if isinstance(record, dict) else None
+    if isinstance(turn, dict) and "sha256" not in turn and isinstance(turn.get("text"), str):
+        turn["sha256"] = text_hash(turn["text"])
+    return record
 
 
 def _write_segment(plain: Path, first: int, last: int, data: bytes) -> Path:
@@ -107,7 +133,7 @@ class TurnLedger:
         if not records:
             return
         path = self.path(user_id)
-        lines = [_RECORD.encode(r) + "\n" for r in records]
+        lines = [_line(r) for r in records]
         if sum(map(len, lines)) < SEAL_BYTES:
             append_lines(path, lines)
             if path.stat().st_size >= SEAL_BYTES:
@@ -201,7 +227,7 @@ class TurnLedger:
             if not raw.strip():
                 continue
             try:
-                record = json.loads(raw.decode("utf-8"))
+                record = _with_hash(json.loads(raw.decode("utf-8")))
                 seq = int(record["seq"])
             except (UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
                 log.warning("%s line %d: unreadable record (%s); ignored", path, line_no, exc)

@@ -104,3 +104,19 @@ def test_a_batch_past_the_limit_is_sealed_as_it_is_after_the_plain_records_befor
     assert ledger.path("default").read_bytes() == b""
     assert [r["seq"] for r in ledger.read("default")] == list(range(1, 61))
     assert ledger.last_seq("default") == 60
+
+
+def test_an_added_turns_hash_is_left_out_of_the_file_and_given_back_on_reading(ledger):
+    from curator.sources.turns import text_hash
+
+    def add(seq: int, text: str, sha: str) -> dict:
+        return {"seq": seq, "op": "add", "turn": {"number": seq, "text": text, "sha256": sha, "status": "active"}}
+
+    odd = "f" * 64  # not the hash of its text: kept as it is
+    records = [add(1, "Ich laufe sonntags.", text_hash("Ich laufe sonntags.")), add(2, "走る", odd)]
+    ledger.append("default", records)
+    stored = ledger.path("default").read_text(encoding="utf-8")
+    assert text_hash("Ich laufe sonntags.") not in stored and odd in stored
+    assert list(ledger.read("default")) == records
+    ledger.seal("default")
+    assert list(ledger.read("default")) == records
