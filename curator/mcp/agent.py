@@ -193,7 +193,8 @@ class AgentMemory:
             AgentInputError: a path outside the vault, or not a document an agent may read.
         """
         ref = _text(ref, "id", LIMITS.ref, required=True)
-        if ref.startswith("turn:") or ref.isdigit():
+        # A bare number is a turn, unless a document has it for its id (see ``new_id``).
+        if ref.startswith("turn:") or (ref.isdigit() and self.index.get_document(ref) is None):
             return self._turn(ref)
         if ref.startswith("archive:"):
             return self._archived_day(ref)

@@ -176,7 +176,9 @@ class MemoryTools:
             UnsafePathError: a path that would leave the vault.
         """
         ref = ref.strip()
-        if ref.startswith("turn:") or ref.isdigit():
+        # A bare number is a turn, unless a document has it for its id: ids are 12 random hex
+        # digits, and about one in 280 is digits only.
+        if ref.startswith("turn:") or (ref.isdigit() and self.index.get_document(ref) is None):
             turn = self.index.get_turn(user_id, int(ref.split(":", 1)[-1]))
             if turn is None:
                 return None

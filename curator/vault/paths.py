@@ -58,11 +58,15 @@ def validate_user_id(user_id: str) -> str:
 
 
 def new_id() -> str:
-    """A fresh, random, lower-case document id (12 hex digits)."""
+    """A fresh, random, lower-case document id (12 hex digits, at least one a letter)."""
     # Imported here: secrets (random, hmac, base64) was a tenth of `curator search`'s start.
     import secrets
 
-    return secrets.token_hex(6)
+    # A bare number names a turn where either may be asked for (memory_retrieve "42"): about
+    # one id in 280 was digits only, and retrieving that memory by its id gave a turn.
+    while (found := secrets.token_hex(6)).isdigit():
+        pass
+    return found
 
 
 def slugify(title: str, max_bytes: int = 60) -> str:

@@ -300,3 +300,24 @@ def test_ledger_last_seq_reads_only_the_tail(tmp_path):
     with open(ledger.path("default"), "a") as handle:
         handle.write('{"seq": 40, "op": "sta')
     assert ledger.last_seq("default") == 39
+
+
+def test_a_memory_whose_id_is_all_digits_is_retrieved_by_it(setup, monkeypatch):
+    # Ids are 12 random hex digits; about one in 280 was digits only, and a bare number was
+    # read as a turn number (this test's neighbour failed once in CI that way).
+    from curator.mcp import tools
+    from curator.vault import paths
+
+    engine, source = setup
+    (source / "a.jsonl").write_text(msg("user", "remember the kettle"))
+    engine.add_source(source)
+    engine.scan_all()
+    monkeypatch.setattr(tools, "new_id", lambda: "000000000001")
+    saved = engine.memory.save(title="Kettle", content="The kettle is blue.", area="knowledge")
+    assert saved["id"] == "000000000001"
+    assert engine.memory.retrieve("000000000001")["body"].strip() == "The kettle is blue."
+    assert engine.memory.retrieve("1")["text"] == "remember the kettle"  # still a turn
+    assert engine.memory.retrieve("turn:1")["text"] == "remember the kettle"
+    drawn = iter(["123456789012", "12345678901a"])
+    monkeypatch.setattr("secrets.token_hex", lambda n: next(drawn))
+    assert paths.new_id() == "12345678901a"  # a new id is never digits only

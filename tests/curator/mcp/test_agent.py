@@ -89,3 +89,16 @@ def test_every_document_served_is_counted(agent: AgentMemory, mcp_vault: dict[st
     agent.retrieve(mcp_vault["fact"]["path"])
     assert agent.usage.uses_since(fact, None) == 3
     assert agent.usage.uses_since(mcp_vault["staged"]["id"], None) == 0
+
+
+def test_an_agent_retrieves_a_memory_whose_id_is_all_digits(mcp_vault: dict[str, Any]) -> None:
+    # Ids made before new_id kept a letter in each could be digits only; a bare number was
+    # then read as a turn number and the memory could not be retrieved by its id.
+    with Engine(mcp_vault["vault"], triggers=False) as engine:
+        doc = Document.new(doc_id="000000000001", kind="fact", title="Parrot", body="The parrot is called Kiwi.\n")
+        path = engine.store.create(doc, "default", "knowledge")
+        index_document_file(engine.index, engine.store, path)
+        usage = UsageLog(engine.paths.root / "usage.sqlite")
+        agent = AgentMemory(engine.paths, engine.index, engine.store, usage)
+        assert (agent.retrieve("000000000001") or {}).get("text", "").strip() == "The parrot is called Kiwi."
+        usage.close()
