@@ -261,9 +261,10 @@ class Index(TurnReads, DocumentTable):
         items = [
             tuple(r)
             for r in conn.execute(
-                "SELECT i.ref, i.item_type, i.user_id, i.kind, i.content_types, i.topic, i.scope, i.quality, "
+                "SELECT COALESCE(i.ref, 't:' || t.user_id || ':' || t.number) AS ref, i.item_type, i.user_id, "
+                "i.kind, i.content_types, i.topic, i.scope, i.quality, "
                 "i.ts, i.searchable, f.title, f.body, f.prev, f.context FROM items i "
-                "JOIN items_fts f ON f.rowid = i.id ORDER BY i.ref"
+                "JOIN items_fts f ON f.rowid = i.id LEFT JOIN turn_rows t ON t.item_id = i.id ORDER BY 1"
             )
         ]
         archive = [

@@ -242,7 +242,7 @@ def _bulk_rows(user_id: str, adds: list[dict[str, Any]], ids: list[tuple[int, in
             float(record.get("at", 0.0)), ids[i][1], prev[i][0],
         ))
         item_rows.append((
-            ids[i][1], f"t:{user_id}:{number}", user_id, types,
+            ids[i][1], user_id, types,
             str(extra.get("topic") or "").lower(),
             float(quality) if isinstance(quality, (int, float)) else None,
             timestamp, 1 if status == "active" else 0,
@@ -264,7 +264,7 @@ def _insert_bulk(conn: sqlite3.Connection, turn_rows: list[TurnRow], item_rows: 
         )
         conn.executemany(
             "INSERT INTO items(id, item_type, ref, user_id, kind, content_types, topic, scope, quality, ts, "
-            "searchable) VALUES (?, 'turn', ?, ?, 'turn', ?, ?, NULL, ?, ?, ?)",
+            "searchable) VALUES (?, 'turn', NULL, ?, 'turn', ?, ?, NULL, ?, ?, ?)",
             item_rows,
         )
         conn.executemany(
@@ -302,9 +302,9 @@ def _apply_one(conn: sqlite3.Connection, user_id: str, record: dict[str, Any]) -
         quality = extra.get("quality")
         item = conn.execute(
             "INSERT INTO items(item_type, ref, user_id, kind, content_types, topic, scope, quality, ts, "
-            "searchable) VALUES ('turn', ?, ?, 'turn', ?, ?, NULL, ?, ?, ?)",
+            "searchable) VALUES ('turn', NULL, ?, 'turn', ?, ?, NULL, ?, ?, ?)",
             (
-                f"t:{user_id}:{int(t['number'])}", user_id, pack_types(["context", t["role"]]),
+                user_id, pack_types(["context", t["role"]]),
                 str(extra.get("topic") or "").lower(),
                 float(quality) if isinstance(quality, (int, float)) else None,
                 float(t["timestamp"]), 1 if t.get("status", "active") == "active" else 0,

@@ -93,10 +93,12 @@ CREATE TABLE IF NOT EXISTS documents(
     item_id INTEGER
 );
 CREATE INDEX IF NOT EXISTS documents_id ON documents(id);
+-- ``ref`` names a document's or an archive day's item; a turn's is NULL (its row names the
+-- item: ``turn_rows.item_id``), so the index over refs holds no entry per turn.
 CREATE TABLE IF NOT EXISTS items(
     id INTEGER PRIMARY KEY,
     item_type TEXT NOT NULL,
-    ref TEXT NOT NULL UNIQUE,
+    ref TEXT,
     user_id TEXT NOT NULL,
     kind TEXT NOT NULL,
     content_types TEXT NOT NULL,
@@ -106,6 +108,7 @@ CREATE TABLE IF NOT EXISTS items(
     ts REAL,
     searchable INTEGER NOT NULL
 );
+CREATE UNIQUE INDEX IF NOT EXISTS items_ref ON items(ref) WHERE ref IS NOT NULL;
 CREATE TABLE IF NOT EXISTS item_text(
     id INTEGER PRIMARY KEY,
     title TEXT NOT NULL,

@@ -132,7 +132,8 @@ def search(index: Index, query: str, filters: SearchFilters | None = None, limit
     expression = ranking.expression
     scores = {r.rowid: r.score for r in top}
     found = {row["id"]: row for row in conn.execute(
-        "SELECT i.id, i.item_type, i.ref, i.user_id, i.kind, i.topic, i.scope, i.quality, i.ts FROM items i "
+        "SELECT i.id, i.item_type, i.ref, i.user_id, i.kind, i.topic, i.scope, i.quality, i.ts, t.number "
+        "FROM items i LEFT JOIN turn_rows t ON i.item_type = 'turn' AND t.item_id = i.id "
         f"WHERE i.id IN ({','.join('?' * len(top))})", [r.rowid for r in top])}
     rows = [found[r.rowid] for r in top if r.rowid in found]
     snippets = _snippets(conn, expression, [r["id"] for r in rows])
@@ -195,10 +196,9 @@ def _hit(index: Index, row: Any, score: float, snippet: str) -> SearchHit:
         numbers = index.reader().execute("SELECT context FROM items_fts WHERE rowid = ?", (row["id"],)).fetchone()
         return archive_hit(row, snippet, str(numbers[0]) if numbers else "", score)
     if row["item_type"] == "turn":
-        _, user_id, number_text = row["ref"].split(":", 2)
-        turn = index.get_turn(user_id, int(number_text))
+        turn = index.get_turn(row["user_id"], int(row["number"])) if row["number"] is not None else None
         if turn is None:  # indexed but gone: cannot happen inside one transaction; be safe
-            return SearchHit("turn", number_text, score, snippet, "", user_id, "turn", row["ts"])
+            return SearchHit("turn", str(row["number"]), score, snippet, "", row["user_id"], "turn", row["ts"])
         return SearchHit(
             item_type="turn",
             id=str(turn.number),

@@ -85,9 +85,9 @@ def queries() -> list[str]:
 def ident(engine: Engine, rowid: int) -> str:
     """What a search hit calls the item of FTS row ``rowid``: a turn's number, a document's id."""
     conn = engine.index.reader()
-    item_type, ref = conn.execute("SELECT item_type, ref FROM items WHERE id = ?", (rowid,)).fetchone()
+    item_type = conn.execute("SELECT item_type FROM items WHERE id = ?", (rowid,)).fetchone()[0]
     if item_type == "turn":
-        return str(ref).rsplit(":", 1)[1]
+        return str(conn.execute("SELECT number FROM turn_rows WHERE item_id = ?", (rowid,)).fetchone()[0])
     return str(conn.execute("SELECT id FROM documents WHERE item_id = ?", (rowid,)).fetchone()[0])
 
 
