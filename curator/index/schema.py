@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from curator.sources.turns import text_hash
+
 # 2: the full-text index keeps no copy of the text (external content: ``items_src``).
 # 3: a turn names its file and conversation by number (``turn_rows``; ``turns`` is a view).
 SCHEMA_VERSION = 3
@@ -37,7 +39,8 @@ CREATE TABLE IF NOT EXISTS conversations(
     conversation TEXT NOT NULL,
     UNIQUE(source_id, conversation)
 );
--- sha256 is held as its 32 bytes (a BLOB) when it is a lowercase hex digest, as text otherwise.
+-- A turn's SHA-256 is the hash of its text and is computed when read (``turn_sha``, a Python
+-- function every connection registers); ``sha256`` holds only a digest that is not.
 CREATE TABLE IF NOT EXISTS turn_rows(
     id INTEGER PRIMARY KEY,
     user_id TEXT NOT NULL,
@@ -50,7 +53,7 @@ CREATE TABLE IF NOT EXISTS turn_rows(
     speaker TEXT NOT NULL,
     text TEXT NOT NULL,
     timestamp REAL NOT NULL,
-    sha256 NOT NULL,
+    sha256 TEXT,
     status TEXT NOT NULL DEFAULT 'active',
     status_reason TEXT NOT NULL DEFAULT '',
     supersedes INTEGER,
@@ -70,7 +73,7 @@ CREATE INDEX IF NOT EXISTS turns_item ON turn_rows(item_id);
 CREATE VIEW IF NOT EXISTS turns AS
     SELECT r.id, r.user_id, r.number, c.source_id, f.file, c.conversation, r.key, r.position, r.role,
         r.speaker, r.text, r.timestamp,
-        CASE WHEN typeof(r.sha256) = 'blob' THEN lower(hex(r.sha256)) ELSE r.sha256 END AS sha256,
+        COALESCE(r.sha256, turn_sha(COALESCE({row_archived}, r.text))) AS sha256,
         r.status, r.status_reason, r.supersedes, r.context, r.extra, r.ingested_at, r.item_id, r.prev_id,
         r.file_id, r.conversation_id
     FROM turn_rows r JOIN turn_files f ON f.id = r.file_id JOIN conversations c ON c.id = r.conversation_id;
@@ -151,6 +154,7 @@ CREATE TABLE IF NOT EXISTS source_health(
 );
 """
 SCHEMA = (SCHEMA.replace("{archived_number}", _OF.format("number", "t"))
+          .replace("{row_archived}", _OF.format("text", "r"))
           .replace("{prev_archived}", _OF.format("text", "p")))
 
 TURN_COLUMNS = (
@@ -170,11 +174,7 @@ FILE_ID = "(SELECT id FROM turn_files WHERE source_id = ? AND file = ?)"
 CONVERSATION_ID = "(SELECT id FROM conversations WHERE source_id = ? AND conversation = ?)"
 
 
-def stored_sha(sha256: str) -> str | bytes:
-    """A digest as a turn row holds it: 32 bytes for a lowercase hex SHA-256, else the text."""
-    if len(sha256) == 64 and sha256 == sha256.lower():
-        try:
-            return bytes.fromhex(sha256)
-        except ValueError:
-            pass
-    return sha256
+def stored_sha(sha256: str, text: str) -> str | None:
+    """A digest as a turn row holds it: nothing when it is the hash of the text (the view
+    computes it again), the digest itself otherwise."""
+    return None if sha256 == text_hash(text) else sha256

@@ -12,6 +12,7 @@ from curator.clock import ManualClock
 from curator.engine import Engine
 from curator.index import ledger_apply
 from curator.index.database import WRITER_CACHE_KIB, Index
+from curator.sources.turns import text_hash
 
 
 def _line(conv: str, n: int, text: str) -> str:
@@ -90,6 +91,7 @@ def test_a_refused_row_in_a_bulk_insert_refuses_only_itself(tmp_path, monkeypatc
     refused = index.apply_records("u", records)
     assert [r["seq"] for r, _ in refused] == [3]
     assert [t.text for t in index.turns("u")] == ["t1", "t2", "t4"]
+    assert {t.sha256 for t in index.turns("u")} == {"0" * 64}  # not its text's hash: kept as it was
     index.close()
 
 
@@ -116,5 +118,15 @@ def test_a_first_import_takes_the_bulk_path_whole(tmp_path, monkeypatch):
         engine.add_source(source)
         engine.scan_all()
         assert len(engine.index.turns("default")) == 29
-        assert engine.index.get_turn("default", 3).sha256 == engine.index.reader().execute(
-            "SELECT lower(hex(sha256)) FROM turn_rows WHERE number = 3").fetchone()[0]
+        # A row keeps no hash of its own text; reading it gives the hash back.
+        turn = engine.index.get_turn("default", 3)
+        assert turn.sha256 == text_hash(turn.text) == text_hash("kettle note 3")
+        kept = engine.index.reader().execute("SELECT count(*) FROM turn_rows WHERE sha256 IS NOT NULL")
+        assert kept.fetchone()[0] == 0
+
+
+def test_the_hash_a_reader_computes_is_the_ingest_hash():
+    from curator.index.connections import _turn_sha
+
+    for text in ("kettle", "Grüße aus Zürich", "我每个星期天早上跑步", "", "x" * 100_000):
+        assert _turn_sha(text) == text_hash(text)
