@@ -12,7 +12,7 @@ import sqlite3
 from collections.abc import Iterable
 from typing import Any
 
-from curator.index.rows import EXTRA_JSON, pack_types
+from curator.index.rows import extra_of, pack_types, stored_extra
 from curator.index.schema import ARCHIVED_ROW, CONVERSATION_ID, stored_sha
 from curator.index.text import fts_text
 from curator.sources.read_state import ReadState
@@ -239,7 +239,7 @@ def _bulk_rows(user_id: str, adds: list[dict[str, Any]], ids: list[tuple[int, in
             names.conversation_id(t["source_id"], t["conversation"]), t["key"],
             int(t["position"]), role, t["speaker"], t["text"], timestamp,
             stored_sha(t["sha256"], t["text"]), status, "",
-            record.get("supersedes"), t.get("context", ""), EXTRA_JSON.encode(extra),
+            record.get("supersedes"), t.get("context", ""), stored_extra(extra, t["key"]),
             float(record.get("at", 0.0)), ids[i][1], prev[i][0],
         ))
         item_rows.append((
@@ -296,7 +296,7 @@ def _apply_one(conn: sqlite3.Connection, user_id: str, record: dict[str, Any]) -
                 user_id, int(t["number"]), names.file_id(t["source_id"], t["file"]), conversation_id, t["key"],
                 int(t["position"]), t["role"], t["speaker"], t["text"], float(t["timestamp"]),
                 stored_sha(t["sha256"], t["text"]), t.get("status", "active"), "", record.get("supersedes"),
-                t.get("context", ""), EXTRA_JSON.encode(extra), float(record.get("at", 0.0)),
+                t.get("context", ""), stored_extra(extra, t["key"]), float(record.get("at", 0.0)),
             ),
         )
         turn_row_id = int(cur.lastrowid or 0)
@@ -337,9 +337,12 @@ def _apply_one(conn: sqlite3.Connection, user_id: str, record: dict[str, Any]) -
             "UPDATE items SET searchable = ? WHERE id = ?", (1 if status == "active" else 0, row["item_id"])
         )
     elif op == "move":
+        # The extra may hold the message id only through the old key (rows.stored_extra).
+        old = conn.execute("SELECT key, extra FROM turn_rows WHERE id = ?", (row["id"],)).fetchone()
+        key = str(record["key"])
         conn.execute(
-            "UPDATE turn_rows SET key = ?, position = ? WHERE id = ?",
-            (str(record["key"]), int(record["position"]), row["id"]),
+            "UPDATE turn_rows SET key = ?, position = ?, extra = ? WHERE id = ?",
+            (key, int(record["position"]), stored_extra(extra_of(old["extra"], old["key"]), key), row["id"]),
         )
     else:
         log.warning("ledger record %s has unknown op %r; ignored", record.get("seq"), op)

@@ -6,11 +6,37 @@ import json
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
-from curator.sources.turns import IndexedTurn
+from curator.sources.turns import EXTRA_MESSAGE_ID, IndexedTurn
 
 # One encoder for every turn's extra: ``json.dumps`` with options builds a new one per call.
 EXTRA_JSON = json.JSONEncoder(sort_keys=True)
+# A stored extra that opens with this left out the client's message id: the key holds it.
+_ID_IN_KEY = "="
+
+
+def stored_extra(extra: dict[str, Any], key: str) -> str:
+    """A turn's extra as its row keeps it.
+
+    Most clients give each message an id, and the turn's key is made of it ("id:<id>"), so
+    the id was stored twice: a tenth of a turn row beside its text. It is left out when the
+    key holds it exactly, and :func:`extra_of` puts it back.
+    """
+    message_id = extra.get(EXTRA_MESSAGE_ID)
+    if isinstance(message_id, str) and key == "id:" + message_id:
+        rest = {k: v for k, v in extra.items() if k != EXTRA_MESSAGE_ID}
+        return _ID_IN_KEY + (EXTRA_JSON.encode(rest) if rest else "")
+    return EXTRA_JSON.encode(extra)
+
+
+def extra_of(stored: str | None, key: str) -> dict[str, Any]:
+    """The extra :func:`stored_extra` stored for a turn with ``key``."""
+    if stored and stored.startswith(_ID_IN_KEY):
+        extra: dict[str, Any] = json.loads(stored[1:] or "{}")
+        extra[EXTRA_MESSAGE_ID] = key[3:]
+        return extra
+    return dict(json.loads(stored or "{}"))
 
 
 @dataclass(frozen=True)
@@ -49,7 +75,7 @@ def turn_from_row(row: sqlite3.Row) -> IndexedTurn:
         sha256=row["sha256"],
         status=row["status"],
         context=row["context"],
-        extra=json.loads(row["extra"] or "{}"),
+        extra=extra_of(row["extra"], row["key"]),
     )
 
 

@@ -130,3 +130,18 @@ def test_the_hash_a_reader_computes_is_the_ingest_hash():
 
     for text in ("kettle", "Grüße aus Zürich", "我每个星期天早上跑步", "", "x" * 100_000):
         assert _turn_sha(text) == text_hash(text)
+
+
+def test_a_message_id_the_key_holds_is_stored_once_and_read_back():
+    from curator.index.rows import extra_of, stored_extra
+
+    cases = [({"message_id": "m-1"}, "id:m-1", "="),
+             ({"message_id": "m-1", "model": "qwen"}, "id:m-1", '={"model": "qwen"}'),
+             ({"message_id": "m-1"}, "id:m-1#dup2", '{"message_id": "m-1"}'),  # the key is not the id
+             ({"message_id": 7}, "id:7", '{"message_id": 7}'),
+             ({}, "pos:3", "{}")]
+    for extra, key, stored in cases:
+        assert stored_extra(extra, key) == stored
+        assert extra_of(stored, key) == extra
+    # A move to another key keeps the id it held (ledger_apply re-stores the extra).
+    assert extra_of(stored_extra(extra_of("=", "id:m-1"), "pos:9"), "pos:9") == {"message_id": "m-1"}
