@@ -9,33 +9,9 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from importlib import import_module
 from pathlib import Path
-from typing import Any
 
 from curator.index.text import fts_text
-
-
-def _turn_sha(text: str) -> str:
-    """The SHA-256 of a turn's text, as ``curator.sources.turns.text_hash`` gives it.
-
-    Asked by readers such as ``curator search`` for each turn they show: Python's own SHA-256
-    loads in under a millisecond where hashlib (OpenSSL) takes three, a tenth of that
-    command's start. Slower per byte, which a reader of a few turns never notices.
-    """
-    global _SHA256
-    if _SHA256 is None:
-        # CPython's own module is _sha256 up to 3.11 and _sha2 from 3.12; hashlib always works.
-        for name in ("_sha256", "_sha2", "hashlib"):
-            try:
-                _SHA256 = import_module(name).sha256
-                break
-            except (ImportError, AttributeError):
-                continue
-    return str(_SHA256(text.encode("utf-8")).hexdigest())
-
-
-_SHA256: Any = None
 
 
 class Connections:
@@ -58,8 +34,6 @@ class Connections:
         conn.row_factory = sqlite3.Row
         # The full-text index reads its text through a view that calls this (schema.items_src).
         conn.create_function("fts_text", 1, fts_text, deterministic=True)
-        # The turns view computes a turn's hash from its text (schema.turn_rows keeps none).
-        conn.create_function("turn_sha", 1, _turn_sha, deterministic=True)
         conn.execute("PRAGMA journal_mode=WAL")
         # NORMAL in WAL mode: a commit survives an application crash; the turn ledger (fsynced)
         # covers a power loss, since the index is replayed from it.

@@ -39,8 +39,8 @@ CREATE TABLE IF NOT EXISTS conversations(
     conversation TEXT NOT NULL,
     UNIQUE(source_id, conversation)
 );
--- A turn's SHA-256 is the hash of its text and is computed when read (``turn_sha``, a Python
--- function every connection registers); ``sha256`` holds only a digest that is not.
+-- A turn's SHA-256 is the hash of its text, computed when a turn is read (rows.turn_from_row);
+-- ``sha256`` holds only a digest that is not, and is NULL otherwise.
 CREATE TABLE IF NOT EXISTS turn_rows(
     id INTEGER PRIMARY KEY,
     user_id TEXT NOT NULL,
@@ -73,7 +73,7 @@ CREATE INDEX IF NOT EXISTS turns_item ON turn_rows(item_id);
 CREATE VIEW IF NOT EXISTS turns AS
     SELECT r.id, r.user_id, r.number, c.source_id, f.file, c.conversation, r.key, r.position, r.role,
         r.speaker, r.text, r.timestamp,
-        COALESCE(r.sha256, turn_sha(COALESCE({row_archived}, r.text))) AS sha256,
+        r.sha256,
         r.status, r.status_reason, r.supersedes, r.context, r.extra, r.ingested_at, r.item_id, r.prev_id,
         r.file_id, r.conversation_id
     FROM turn_rows r JOIN turn_files f ON f.id = r.file_id JOIN conversations c ON c.id = r.conversation_id;
@@ -154,7 +154,6 @@ CREATE TABLE IF NOT EXISTS source_health(
 );
 """
 SCHEMA = (SCHEMA.replace("{archived_number}", _OF.format("number", "t"))
-          .replace("{row_archived}", _OF.format("text", "r"))
           .replace("{prev_archived}", _OF.format("text", "p")))
 
 TURN_COLUMNS = (
@@ -168,6 +167,10 @@ EXPECTED_TURN_COLUMNS = {
     "text", "timestamp", "sha256", "status", "status_reason", "supersedes", "context", "extra", "ingested_at",
     "item_id", "prev_id", "file_id", "conversation_id",
 }
+
+# A turn of the view holds the content whose hash and text are the two parameters: a row keeps
+# a hash only when it is not its text's (schema.turn_rows), so the text is compared instead.
+SAME_CONTENT = f"(turns.sha256 = ? OR (turns.sha256 IS NULL AND COALESCE({ARCHIVED.format('text')}, turns.text) = ?))"
 
 # The numbers a turn row names its file and its conversation by (NULL when never seen).
 FILE_ID = "(SELECT id FROM turn_files WHERE source_id = ? AND file = ?)"

@@ -6,7 +6,7 @@ from typing import Any
 
 from curator.index.connections import Connections
 from curator.index.rows import turn_from_row
-from curator.index.schema import CONVERSATION_ID, FILE_ID, TURN_COLUMNS
+from curator.index.schema import CONVERSATION_ID, FILE_ID, SAME_CONTENT, TURN_COLUMNS
 from curator.sources.turns import IndexedTurn
 
 
@@ -66,12 +66,13 @@ class TurnReads(Connections):
         )
         return [turn_from_row(r) for r in rows]
 
-    def find_identity(self, source_id: str, file: str, conversation: str, key: str, sha256: str) -> IndexedTurn | None:
-        """The row for exactly this message and content, whatever its status."""
+    def find_identity(self, source_id: str, file: str, conversation: str, key: str, sha256: str,
+                      text: str) -> IndexedTurn | None:
+        """The row for exactly this message and content (``text``, whose hash is ``sha256``), whatever its status."""
         row = self.reader().execute(
             f"SELECT {TURN_COLUMNS} FROM turns WHERE file_id = {FILE_ID} AND conversation_id = {CONVERSATION_ID} "
-            "AND key = ? AND sha256 = ? ORDER BY number DESC LIMIT 1",
-            (source_id, file, source_id, conversation, key, sha256),
+            f"AND key = ? AND {SAME_CONTENT} ORDER BY number DESC LIMIT 1",
+            (source_id, file, source_id, conversation, key, sha256, text),
         ).fetchone()
         return turn_from_row(row) if row else None
 
@@ -84,12 +85,13 @@ class TurnReads(Connections):
         ).fetchone()
         return turn_from_row(row) if row else None
 
-    def has_line(self, source_id: str, file: str, conversation: str, position: int, sha256: str) -> bool:
-        """Whether a unit already holds this text at this position (an already-read line)."""
+    def has_line(self, source_id: str, file: str, conversation: str, position: int, sha256: str, text: str) -> bool:
+        """Whether a unit already holds this text (whose hash is ``sha256``) at this position
+        (an already-read line)."""
         row = self.reader().execute(
             f"SELECT 1 FROM turns WHERE conversation_id = {CONVERSATION_ID} AND position = ? "
-            f"AND file_id = {FILE_ID} AND sha256 = ? AND status != 'removed' LIMIT 1",
-            (source_id, conversation, position, source_id, file, sha256),
+            f"AND file_id = {FILE_ID} AND {SAME_CONTENT} AND status != 'removed' LIMIT 1",
+            (source_id, conversation, position, source_id, file, sha256, text),
         ).fetchone()
         return row is not None
 

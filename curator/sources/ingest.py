@@ -374,7 +374,7 @@ class Ingestor:
                 t
                 for t in turns
                 if not self.index.has_line(
-                    t.source_id, t.file, t.conversation, t.position, t.sha256
+                    t.source_id, t.file, t.conversation, t.position, t.sha256, t.text
                 )
             ]
             for slot in {(t.conversation, t.key) for t in turns if not t.key.startswith("pos:")}:

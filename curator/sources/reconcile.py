@@ -18,7 +18,7 @@ def restore_or_add(index: Index, plan: UnitPlan, turn: Turn, supersedes: int | N
     if fresh:
         plan.add(turn, supersedes)
         return
-    previous = index.find_identity(turn.source_id, turn.file, turn.conversation, turn.key, turn.sha256)
+    previous = index.find_identity(turn.source_id, turn.file, turn.conversation, turn.key, turn.sha256, turn.text)
     if previous is not None and previous.status != "active":
         plan.status(previous.number, "active", "the same message is back in the source")
         if previous.position != turn.position:

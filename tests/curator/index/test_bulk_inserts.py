@@ -126,10 +126,10 @@ def test_a_first_import_takes_the_bulk_path_whole(tmp_path, monkeypatch):
 
 
 def test_the_hash_a_reader_computes_is_the_ingest_hash():
-    from curator.index.connections import _turn_sha
+    from curator.index.rows import text_sha
 
     for text in ("kettle", "Grüße aus Zürich", "我每个星期天早上跑步", "", "x" * 100_000):
-        assert _turn_sha(text) == text_hash(text)
+        assert text_sha(text) == text_hash(text)
 
 
 def test_a_message_id_the_key_holds_is_stored_once_and_read_back():
