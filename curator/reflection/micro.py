@@ -511,7 +511,9 @@ class MicroReflector:
         left standing is worse than one more item to read), and so is a planted instruction.
         """
         in_excerpt = normalise_quote(excerpt.text)
-        turns = [e.turn for e in excerpt.entries if e.turn is not None and not e.is_bot]
+        # Every turn, the assistant's too: statements are the person's own, and the turn before
+        # one tells a model wording it what "them" names.
+        turns = [e.turn for e in excerpt.entries if e.turn is not None]
         found = [s for s in statements(turns) if normalise_quote(s.evidence) in in_excerpt]
         selection = select(found, max_facts, OFFER_PER_FACT * max_facts, existing)
         picked = [(s, how, "code") for s, how in selection.preset]
@@ -538,7 +540,8 @@ class MicroReflector:
         people = sorted({s.turn.speaker for s in found if s.turn.speaker})
         facts = [MicroFact("author", s.turn.speaker, s.memory, "other", 0.75, s.evidence,
                            corrected(s, existing, people),
-                           [f"{how}; worded by {by}"], s.earlier.evidence if s.earlier else "", s.title)
+                           [f"{how}; worded by {by}"],
+                           s.earlier.evidence if s.earlier else s.previous_evidence, s.title)
                  for s, how, by in picked]
         return reply, MicroOutput(facts=facts, rejected=not_worded)
 

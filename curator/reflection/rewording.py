@@ -81,7 +81,28 @@ def wording_variables(statement: Statement) -> dict[str, Any]:
     language = detect(statement.quote)
     table = tables().get(language)
     name = _ENGLISH_NAMES.get(language) or (table.name if table is not None else "")
-    return {"said": said(statement), "language": f"Write the note in {name}." if name else ""}
+    return {"said": said(statement), "language": f"Write the note in {name}." if name else "",
+            "before": _context(statement)}
+
+
+# Words that name something said before them: "I've had them for 3 years", "I first watched it".
+_POINTS_BACK = re.compile(r"\b(?:it|them|these|those|there)\b", re.IGNORECASE)
+
+
+def _leans(statement: Statement, memory: str) -> bool:
+    """Whether ``memory`` took a word from the turn before (the memory then cites that turn)."""
+    if not _context(statement):
+        return False
+    own = {w.casefold() for w in _NAME.findall(f"{statement.quote} {statement.memory}")}
+    before = {w.casefold() for w in _NAME.findall(statement.before)}
+    return any(w.casefold() in before and w.casefold() not in own for w in _NAME.findall(memory))
+
+
+def _context(statement: Statement) -> str:
+    """The turn before the statement, for a statement that points back at something (else "")."""
+    if not statement.before or not _POINTS_BACK.search(statement.quote):
+        return ""
+    return f"Just before, {statement.before}"
 
 
 def first_line(raw: str) -> str:
@@ -98,7 +119,8 @@ def problems(statement: Statement, memory: str) -> list[str]:
     if not memory:
         return ["no words"]
     found: list[str] = []
-    source = f"{statement.quote} {statement.memory} {statement.turn.speaker}"
+    # What "them" names may come from the turn before, when the model was shown it.
+    source = f"{statement.quote} {statement.memory} {statement.turn.speaker} {_context(statement)}"
     numbers = set(_NUMBER.findall(source))
     extra = [n for n in _NUMBER.findall(memory) if n not in numbers]
     if extra:
@@ -169,7 +191,7 @@ def _foreign_words(statement: Statement, memory: str, person: str) -> list[str]:
     in an Italian one). Scripts without spaces compare runs of Han or katakana instead.
     """
     table = tables().get(detect(statement.quote))
-    source = f"{statement.quote} {statement.memory}".casefold()
+    source = f"{statement.quote} {statement.memory} {_context(statement)}".casefold()
     skip = {w.casefold() for w in person.split()}
     if table is not None and not table.spaced:
         runs = [r for r in HAN_KANA_RUN.findall(memory) if r not in skip]
@@ -220,7 +242,9 @@ def _ask(model: ModelClient, prompt: str, variables: dict[str, Any], defaults: G
 
 def confirmed(model: ModelClient, statement: Statement, memory: str) -> str:
     """"" when the model answers that the person's words say ``memory``; else why not."""
-    answer = _ask(model, CHECK_PROMPT, {"said": said(statement), "memory": memory}, CHECK_DEFAULTS, "answer")
+    context = _context(statement)
+    words = f"{context}\nThen {said(statement)}" if context else said(statement)
+    answer = _ask(model, CHECK_PROMPT, {"said": words, "memory": memory}, CHECK_DEFAULTS, "answer")
     if answer is None:
         return "the check gave no answer"
     return "" if answer == "yes" else "the model found the turn does not say it"
@@ -241,6 +265,8 @@ def approvable_as_retold(statement: Statement) -> bool:
     memory = statement.memory
     if not person or not memory.casefold().startswith(person.casefold()):
         return False
+    if _context(statement) and _POINTS_BACK.search(memory):
+        return False  # "Nate has had them for 3 years": the turn before says what "them" is
     return not problems(statement, memory)
 
 
@@ -285,5 +311,6 @@ def worded(model: ModelClient, chosen: Sequence[tuple[Statement, str]]
         memory = memory if memory.endswith((".", "。")) else memory + "."
         # The title stays code's: its words are the person's own, and a model's paraphrase
         # there would be a name-like capital the turn does not hold ("Continuing her ...").
-        kept.append((replace(statement, memory=memory), category, "the model"))
+        kept.append((replace(statement, memory=memory, leans_on_previous=_leans(statement, memory)),
+                     category, "the model"))
     return kept, rejected

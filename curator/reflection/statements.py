@@ -41,6 +41,7 @@ PASTED_WORDS = 80
 MIN_UNSPACED_CHARS = 6  # a Chinese or Japanese statement shorter than this says too little
 UNKNOWN_MIN_WORDS = 6  # a language with no table: only longer sentences count as statements
 DEFAULT_PERSON = "the user"
+BEFORE_CHARS = 300  # of the turn before a statement, what a model wording it reads
 
 _SINGULAR = re.compile(r"\b(?:I|I['’](?:m|ve|ll|d)|my|me|mine)\b", re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"\b(?:I|I['’](?:m|ve|ll|d)|my|me|we|our|us|mine)\b", re.IGNORECASE)
@@ -136,6 +137,30 @@ class Statement:
     # the person spoken to taken out ("Hello Orion, it's me" -> "Hello, it's me"), which is no
     # longer a span of the turn.
     verbatim: str = ""
+    # The turn before it in its conversation (None for the first): what "them" or "it" names
+    # ("I've had them for 3 years" answers "How long have you had the turtles?"). A model that
+    # words the memory reads it; code's retelling cannot use it. A memory that takes a word
+    # from it (``leans_on_previous``) cites that turn too.
+    previous: IndexedTurn | None = None
+    leans_on_previous: bool = False
+
+    @property
+    def before(self) -> str:
+        """The turn before, as a model wording the memory reads it: "<speaker>: <its last words>"."""
+        turn = self.previous
+        if turn is None or not isinstance(turn.text, str) or not turn.text.strip():
+            return ""
+        text = " ".join(turn.text.split())
+        if len(text) > BEFORE_CHARS:
+            text = "…" + text[-BEFORE_CHARS:].split(" ", 1)[-1]
+        return f"{turn.speaker or turn.role}: {text}"
+
+    @property
+    def previous_evidence(self) -> str:
+        """The turn before, word for word, as the memory cites it ("" unless it leans on it)."""
+        if not self.leans_on_previous or self.previous is None:
+            return ""
+        return " ".join(str(self.previous.text).split())
 
     @property
     def evidence(self) -> str:
@@ -347,8 +372,11 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
     out: list[Statement] = []
     turns = list(turns)
     people = frozenset(" ".join((t.speaker or "").split()) for t in turns) - {""}
+    last: dict[str, IndexedTurn] = {}  # the latest turn of each conversation so far
     for turn in turns:
         speaker = " ".join((turn.speaker or "").split())
+        previous = last.get(turn.conversation)
+        last[turn.conversation] = turn
         if turn.role != "user" or not isinstance(turn.text, str):
             continue
         if speaker.casefold() in GENERIC_SPEAKERS:
@@ -404,7 +432,7 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
             if len(group) == 1 and (intro := _INTRODUCTION.search(group[0].strip())):
                 title = f"Name: {intro.group(1) or intro.group(2)}"  # not "Is John"
             out.append(Statement(turn, quote, memory, title, rank, person=speaker,
-                                 shown=shown, verbatim=" ".join(spoken.get(s, s) for s in group)))
+                                 shown=shown, verbatim=" ".join(spoken.get(s, s) for s in group), previous=previous))
     out.sort(key=lambda s: (s.instruction, -s.rank, s.turn.number))
     return out
 

@@ -58,7 +58,7 @@ def test_the_models_checked_words_become_the_memory(
     # The model words from code's retelling: about the person by name, chatter already off.
     assert word["variables"] == {
         "said": "Maya said: \"Working night shifts as a nurse at St. Clair Hospital, it's exhausting.\"",
-        "language": ""}
+        "language": "", "before": ""}
     assert check["variables"]["memory"] == "Maya works night shifts as a nurse at St. Clair Hospital"
     docs = staged_texts(vault, result)
     nurse = docs["Maya works night shifts as a nurse at St. Clair Hospital."]
@@ -147,7 +147,7 @@ def test_micro_reflection_words_its_facts_too(
     assert [c["prompt"] for c in model.calls] == ["batch_chooser"] + ["batch_reworder"] * 3 + ["memory_check"] * 2
     assert model.calls[3]["variables"] == {
         "said": 'The user said: "Ich arbeite seit 2019 als Krankenschwester im Nachtdienst."',  # whose, by name
-        "language": "Write the note in German."}
+        "language": "Write the note in German.", "before": ""}
     bodies = {Document.load(vault.user(USER).root / s.path).body.strip() for s in result.staged}
     assert "Maya works night shifts as a nurse at St. Clair Hospital." in bodies
     assert any(b.startswith("Tom from next door already offered") for b in bodies)  # the denied one: code's
@@ -289,3 +289,34 @@ def test_what_a_client_notes_beside_the_words_is_not_shown_to_the_model(turns: F
     shown = said(found)
     assert "porch" not in shown and "photo" not in shown
     assert "Finding Freedom" in shown
+
+
+def test_what_them_names_comes_from_the_turn_before(
+        vault: VaultPaths, store: DocumentStore, turns: FakeTurns, clock: ManualClock) -> None:
+    # Code's "Maya has had them for 3 years now" passes every check of form, and a person
+    # still cannot approve it: which "them"? The model reads the turn before and names them.
+    turns.add(1, "How long have you had the turtles?", role="assistant", speaker="Assistant")
+    turns.add(2, "I've had them for 3 years now and they bring me tons of joy!")
+    model = ScriptedModel([{"keep": [{"number": 1, "category": "Facts"}]},
+                           {"memory": "Maya has had turtles for 3 years"}, YES])
+    result = reflector(vault, store, turns, clock, model).run(USER, 0)
+    assert result.status == "completed", result.error
+    _choose, word, check = model.calls
+    assert word["variables"]["before"] == "Just before, Assistant: How long have you had the turtles?"
+    assert check["variables"]["said"].startswith("Just before, Assistant: How long have you had the turtles?\nThen ")
+    turtles = staged_texts(vault, result)["Maya has had turtles for 3 years."]
+    assert turtles.source_turns == [1, 2]  # the turn that named the turtles is cited too
+
+
+def test_a_name_from_the_turn_before_is_refused_when_nothing_points_back() -> None:
+    from curator.reflection.rewording import approvable_as_retold
+
+    turns = FakeTurns()
+    turns.add(1, "Do you still have the turtles?", role="assistant", speaker="Assistant")
+    turns.add(2, "I adopted a border collie called Pixel last year.")
+    found = statements(turns.turns_since(USER, 0, 10))
+    pixel = next(s for s in found if "Pixel" in s.quote)
+    assert pixel.before == "Assistant: Do you still have the turtles?" and not pixel.previous_evidence
+    # Nothing in it points back: the model is not shown the turn before, nor may use its words.
+    assert approvable_as_retold(pixel)
+    assert problems(pixel, "Maya adopted a border collie called Pixel and turtles")
