@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from curator.index.text import STOP_WORDS
 from curator.reflection.languages import HAN_KANA_RUN, detect, tables
 from curator.reflection.ports import GenerationDefaults, ModelCancelled, ModelClient
 from curator.reflection.rephrase import is_first_person
@@ -89,13 +90,23 @@ def wording_variables(statement: Statement) -> dict[str, Any]:
 _POINTS_BACK = re.compile(r"\b(?:it|them|these|those|there)\b", re.IGNORECASE)
 
 
+MOST_BORROWED = 3  # words a memory may take from the turn before: what "it" names, not a fact of its own
+
+
+def _borrowed(statement: Statement, memory: str) -> list[str]:
+    """Content words ``memory`` took from the turn before and not from the person's words."""
+    if not _context(statement):
+        return []
+    own = {w.casefold()[:5] for w in _NAME.findall(f"{statement.quote} {statement.memory}")}
+    before = {w.casefold()[:5] for w in _NAME.findall(statement.before)}
+    return [w for w in _NAME.findall(memory)
+            if len(w) >= 4 and w.casefold() not in STOP_WORDS
+            and w.casefold()[:5] in before and w.casefold()[:5] not in own]
+
+
 def _leans(statement: Statement, memory: str) -> bool:
     """Whether ``memory`` took a word from the turn before (the memory then cites that turn)."""
-    if not _context(statement):
-        return False
-    own = {w.casefold() for w in _NAME.findall(f"{statement.quote} {statement.memory}")}
-    before = {w.casefold() for w in _NAME.findall(statement.before)}
-    return any(w.casefold() in before and w.casefold() not in own for w in _NAME.findall(memory))
+    return bool(_borrowed(statement, memory))
 
 
 def _context(statement: Statement) -> str:
@@ -134,6 +145,10 @@ def problems(statement: Statement, memory: str) -> list[str]:
     dropped = _dropped_dates(statement, memory) or _dropped_cues(statement, memory)
     if dropped:
         found.append(f"leaves out {dropped[0]!r}")
+    borrowed = _borrowed(statement, memory)
+    if len(borrowed) > MOST_BORROWED:
+        # "Jon won first place, and Gina performed ...": the turn before's own news, merged in.
+        found.append(f"takes {', '.join(borrowed[:3])} from the turn before")
     foreign = _foreign_words(statement, memory, person)
     if foreign:
         found.append(f"words not in the turn: {', '.join(foreign[:3])}")

@@ -320,3 +320,13 @@ def test_a_name_from_the_turn_before_is_refused_when_nothing_points_back() -> No
     # Nothing in it points back: the model is not shown the turn before, nor may use its words.
     assert approvable_as_retold(pixel)
     assert problems(pixel, "Maya adopted a border collie called Pixel and turtles")
+
+
+def test_a_memory_may_name_what_it_points_at_but_not_merge_the_turn_before() -> None:
+    turns = FakeTurns()
+    turns.add(1, "I won first place at the regionals with my crew last weekend.", role="assistant", speaker="Jon")
+    turns.add(2, "That's amazing! I did a contemporary piece called Finding Freedom there.")
+    piece = next(s for s in statements(turns.turns_since(USER, 0, 10)) if "Finding Freedom" in s.quote)
+    assert not problems(piece, "Maya did a contemporary piece called Finding Freedom at the regionals.")
+    merged = "Jon won first place at the regionals with his crew, and Maya did a piece called Finding Freedom."
+    assert any("from the turn before" in p for p in problems(piece, merged))
