@@ -90,7 +90,7 @@ def wording_variables(statement: Statement) -> dict[str, Any]:
 _POINTS_BACK = re.compile(r"\b(?:it|them|these|those|there)\b", re.IGNORECASE)
 
 
-MOST_BORROWED = 3  # words a memory may take from the turn before: what "it" names, not a fact of its own
+MOST_BORROWED = 2  # words a memory may take from the turn before: what "it" names, not a fact of its own
 
 
 def _borrowed(statement: Statement, memory: str) -> list[str]:
@@ -100,7 +100,7 @@ def _borrowed(statement: Statement, memory: str) -> list[str]:
     own = {w.casefold()[:5] for w in _NAME.findall(f"{statement.quote} {statement.memory}")}
     before = {w.casefold()[:5] for w in _NAME.findall(statement.before)}
     return [w for w in _NAME.findall(memory)
-            if len(w) >= 4 and w.casefold() not in STOP_WORDS
+            if (len(w) >= 4 or w[:1].isupper()) and w.casefold() not in STOP_WORDS
             and w.casefold()[:5] in before and w.casefold()[:5] not in own]
 
 
