@@ -511,10 +511,10 @@ class MicroReflector:
         left standing is worse than one more item to read), and so is a planted instruction.
         """
         in_excerpt = normalise_quote(excerpt.text)
-        # Every turn, the assistant's too: statements are the person's own, and the turn before
-        # one tells a model wording it what "them" names.
-        turns = [e.turn for e in excerpt.entries if e.turn is not None]
-        found = [s for s in statements(turns) if normalise_quote(s.evidence) in in_excerpt]
+        turns = [e.turn for e in excerpt.entries if e.turn is not None and not e.is_bot]
+        # The turns here are the people's own: the one before a statement need not be the turn
+        # before it in the chat, so a model wording it is not shown one.
+        found = [replace(s, previous=None) for s in statements(turns) if normalise_quote(s.evidence) in in_excerpt]
         selection = select(found, max_facts, OFFER_PER_FACT * max_facts, existing)
         picked = [(s, how, "code") for s, how in selection.preset]
         reply = ModelReply("", model=self.model.model_name)
