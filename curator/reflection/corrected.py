@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from curator.reflection.languages import all_entries, table_for
+from curator.reflection.rephrase import is_quotation
 from curator.reflection.statements import DATE_WORDS
 
 ENGLISH_NEGATION = ("not", "no", "never", "no longer", "any more", "anymore", "instead of", "rather than")
@@ -43,6 +44,15 @@ class _Word:
     text: str
     folded: str
     opens_sentence: bool
+
+
+def corrected_memory(old: str, correction: str) -> str:
+    """The text a correction proposes in place of ``old``: :func:`corrected_text`, except that a
+    quotation is never given a swapped value. 'The user said: "Meine Schwester Jana wohnt in
+    Zürich, ..."' would be words the person never said; the correction's own words are."""
+    if is_quotation(old):
+        return correction.strip()
+    return corrected_text(old, correction)
 
 
 def corrected_text(old: str, correction: str) -> str:

@@ -34,7 +34,7 @@ from curator.reflection.choosing import (
     select,
 )
 from curator.reflection.contradictions import ContradictionDetector, ModelConfirmer
-from curator.reflection.corrected import corrected_text
+from curator.reflection.corrected import corrected_memory
 from curator.reflection.gates.chain import quote_key, reground
 from curator.reflection.gates.fingerprints import RejectedMemory
 from curator.reflection.gates.quality import (
@@ -57,7 +57,7 @@ from curator.reflection.ports import (
     ModelClient,
     ModelReply,
 )
-from curator.reflection.rephrase import as_memory, is_first_person
+from curator.reflection.rephrase import as_memory, is_first_person, is_quotation
 from curator.reflection.rewording import worded
 from curator.reflection.schemas import (
     MICRO_SCHEMA,
@@ -354,7 +354,7 @@ class MicroReflector:
         """``fact`` as a proposal that passed every check, or why it was rejected."""
         authors = reading.authors
         speaker = fact.subject_name.strip() or (authors[0] if len(authors) == 1 else "")
-        if fact.subject == "author" and speaker and is_first_person(fact.fact):
+        if fact.subject == "author" and speaker and is_first_person(fact.fact) and not is_quotation(fact.fact):
             # A copied "I ..." sentence reads as a memory about its author; gates judge the result.
             fact.fact = as_memory(fact.fact, speaker)
         # Code's title of the statement: a title made from a model's wording held its own
@@ -449,7 +449,7 @@ class MicroReflector:
                 # Code cannot merge two sentences, but it can swap the one value a correction
                 # denies ("September, not October"); else the correction replaces the old text.
                 # Either way the superseded value is gone; both texts' turns are cited.
-                new_text = corrected_text(target.text, fact.fact)
+                new_text = corrected_memory(target.text, fact.fact)
                 item.text = new_text
                 item.source_turns = sorted(set(item.source_turns) | set(target.source_turns))
             item.fields.update({"target_id": target.doc_id, "target_title": target.title, "old_text": target.text,

@@ -12,7 +12,7 @@ from typing import Any
 
 from curator.clock import iso_utc
 from curator.reflection.contradictions import ContradictionDetector
-from curator.reflection.corrected import corrected_text
+from curator.reflection.corrected import corrected_memory
 from curator.reflection.gates.quality import Proposal
 from curator.reflection.gates.untrusted import echo_flags, scan, source_flags
 from curator.reflection.ports import KnowledgeIndex
@@ -113,7 +113,7 @@ def draft_for(item: Proposal, batch_id: int | None, origin: str, prov: dict[str,
         targets = item.resolved.get("existing_file", [])
         if targets:
             target = targets[0]
-            new_text = corrected_text(target.text, item.text)  # the superseded value never survives
+            new_text = corrected_memory(target.text, item.text)  # the superseded value never survives
             fields.update({"target_id": target.doc_id, "target_title": target.title, "old_text": target.text,
                            "new_text": new_text, "target_hash": target.content_hash,
                            "target_confidence": target.confidence})

@@ -61,6 +61,17 @@ def third_person_verb(verb: str) -> str:
     return verb + "s"
 
 
+# A memory code could not retell, kept as the person's own words: 'The user said: "..."'.
+_QUOTATION = re.compile(r'^[^"“„:]{1,60} said: ["“„].*["”“]$', re.DOTALL)
+
+
+def is_quotation(text: str) -> bool:
+    """Whether ``text`` quotes the person ('Alex said: "..."'): its words are theirs, to be
+    rewritten by no rule (the English "me" rule made a French "je me suis trompé" into "je the
+    user suis trompé")."""
+    return _QUOTATION.match(text.strip()) is not None
+
+
 def is_first_person(text: str) -> bool:
     """Whether ``text`` speaks as "I" (a copied sentence rather than a memory)."""
     return _FIRST_PERSON.search(text) is not None

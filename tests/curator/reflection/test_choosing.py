@@ -390,3 +390,37 @@ def test_what_the_person_wants_of_the_thing_being_made_is_no_memory(turns: FakeT
                  "brackets to be sent to the TTS for audio reading aloud. Does this code snippet achieve that?")
     turns.add(2, "I want to learn Portuguese before my trip to Lisbon in September.")
     assert [s.turn.number for s in statements(turns.turns.values())] == [2]
+
+
+def test_a_correction_of_a_quoted_memory_quotes_the_correction_not_a_sentence_never_said(
+        vault: VaultPaths, store: DocumentStore, turns: FakeTurns, clock: ManualClock) -> None:
+    # Code quotes a German sentence it cannot retell. Swapping the new city into that quote made
+    # 'Maya said: "Meine Schwester Jana wohnt in Zürich, ..."': words Maya never said.
+    add_knowledge(store, "jana00basel0", "Schwester Jana",
+                  'Maya said: "Meine Schwester Jana wohnt in Basel, und wir kochen manchmal zusammen."')
+    turns.add(1, "Korrektur: Jana wohnt inzwischen in Zürich, nicht mehr in Basel.")
+    turns.add(2, "Danke, ich habe es notiert.", role="assistant", speaker="Assistant")
+    model = ScriptedModel([{"keep": []}])
+    micro = MicroReflector(vault, store, VaultKnowledgeIndex(store), model, Settings(), clock=clock, writer="choose")
+    result = micro.run(USER, entries_from_turns(list(turns.turns.values())), trigger="session_end")
+    assert result.status == "completed", result.error
+    [correction] = [s for s in result.staged if s.kind == "correction"]
+    doc = Document.load(vault.user(USER).root / correction.path)
+    assert doc.get("target_id") == "jana00basel0"
+    assert "Jana wohnt in Zürich, und wir kochen" not in doc.body and "Jana wohnt in Zürich, und wir kochen" not in str(
+        doc.get("new_text"))
+    assert "inzwischen in Zürich" in doc.body  # the correction, in Maya's own words
+
+
+def test_a_quoted_correction_keeps_every_word_as_said(
+        vault: VaultPaths, store: DocumentStore, turns: FakeTurns, clock: ManualClock) -> None:
+    # The English "me" rule once read the French "je me suis trompé" as the person's "me".
+    add_knowledge(store, "piano0jeudi0", "Cours de piano", 'Maya said: "Je prends des cours de piano le jeudi soir."')
+    turns.add(1, "Attends, je me suis trompé : les cours de piano, c'est le mardi soir, pas le jeudi.")
+    turns.add(2, "D'accord, c'est noté.", role="assistant", speaker="Assistant")
+    micro = MicroReflector(vault, store, VaultKnowledgeIndex(store), ScriptedModel([{"keep": []}]), Settings(),
+                           clock=clock, writer="choose")
+    result = micro.run(USER, entries_from_turns(list(turns.turns.values())), trigger="session_end")
+    [correction] = [s for s in result.staged if s.kind == "correction"]
+    body = Document.load(vault.user(USER).root / correction.path).body
+    assert "je me suis trompé" in body and "mardi soir" in body, body
