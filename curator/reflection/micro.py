@@ -538,7 +538,7 @@ class MicroReflector:
             else:
                 picked += [(s, CHOSEN, "code") for s, _category in chosen]
         people = sorted({s.turn.speaker for s in found if s.turn.speaker})
-        facts = [MicroFact("author", s.turn.speaker, s.memory, "other", 0.75, s.evidence,
+        facts = [MicroFact("author", s.turn.speaker, s.proposed, "other", 0.75, s.evidence,
                            corrected(s, existing, people),
                            [f"{how}; worded by {by}"],
                            s.earlier.evidence if s.earlier else s.previous_evidence, s.title)

@@ -29,6 +29,7 @@ from curator.reflection.rephrase import (
     GENERIC_SPEAKERS,
     as_memory,
     is_first_person,
+    is_quotation,
     speaks_of_others,
     with_subject,
 )
@@ -161,6 +162,19 @@ class Statement:
         if not self.leans_on_previous or self.previous is None:
             return ""
         return " ".join(str(self.previous.text).split())
+
+    @property
+    def proposed(self) -> str:
+        """The memory as the person is shown it.
+
+        A fact corrected in the same chat holds the corrected value in ``memory``, which a model
+        wording it reads. Where code could only quote the person, that is their sentence with
+        another value in it, words they never said: they are shown the correction's own words.
+        """
+        if self.earlier is not None and is_quotation(self.memory):
+            who = self.memory.split(" said: ", 1)[0]
+            return f'{who} said: "{self.quote}"'
+        return self.memory
 
     @property
     def evidence(self) -> str:

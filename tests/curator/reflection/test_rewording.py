@@ -190,6 +190,10 @@ def test_a_fact_corrected_in_the_same_chat_is_one_memory_in_any_language(turns: 
         assert folded.earlier is not None and folded.earlier.turn.number == 1 and folded.turn.number == 3
         item = new_fact(folded, "Facts", "chosen")
         assert item.source_turns == [1, 3] and [t for t, _q in item.evidence] == [1, 3]
+        # What a model wording it reads holds the new day; what the person is shown is words
+        # they said: the fact's sentence with the day swapped in would be a quote never said.
+        if memory.startswith('Alex said: "') and fact[0] not in "毎我":
+            assert item.content == f'Alex said: "{folded.quote}"' and folded.quote in fix, item.content
 
 
 def test_a_correction_with_nothing_earlier_to_correct_stays_a_statement(turns: FakeTurns) -> None:
