@@ -12,8 +12,8 @@ import sqlite3
 from collections.abc import Iterable
 from typing import Any
 
-from curator.index.rows import extra_of, pack_types, stored_extra
-from curator.index.schema import ARCHIVED_ROW, CONVERSATION_ID, stored_sha
+from curator.index.rows import extra_of, pack_types, stored_extra, stored_sha
+from curator.index.schema import ARCHIVED_ROW, CONVERSATION_ID
 from curator.index.text import fts_text
 from curator.sources.read_state import ReadState
 from curator.sources.validation import record_problem

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from importlib import import_module
 from typing import Any
 
-from curator.sources.turns import EXTRA_MESSAGE_ID, IndexedTurn
+from curator.sources.turns import EXTRA_MESSAGE_ID, IndexedTurn, text_hash
 
 # One encoder for every turn's extra: ``json.dumps`` with options builds a new one per call.
 EXTRA_JSON = json.JSONEncoder(sort_keys=True)
@@ -29,6 +29,12 @@ def stored_extra(extra: dict[str, Any], key: str) -> str:
         rest = {k: v for k, v in extra.items() if k != EXTRA_MESSAGE_ID}
         return _ID_IN_KEY + (EXTRA_JSON.encode(rest) if rest else "")
     return EXTRA_JSON.encode(extra)
+
+
+def stored_sha(sha256: str, text: str) -> str | None:
+    """A digest as a turn row holds it: nothing when it is the hash of the text (reading the
+    turn computes it again, :func:`turn_from_row`), the digest itself otherwise."""
+    return None if sha256 == text_hash(text) else sha256
 
 
 def extra_of(stored: str | None, key: str) -> dict[str, Any]:

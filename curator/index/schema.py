@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from curator.sources.turns import text_hash
-
 # 2: the full-text index keeps no copy of the text (external content: ``items_src``).
 # 3: a turn names its file and conversation by number (``turn_rows``; ``turns`` is a view).
 SCHEMA_VERSION = 3
@@ -175,9 +173,3 @@ SAME_CONTENT = f"(turns.sha256 = ? OR (turns.sha256 IS NULL AND COALESCE({ARCHIV
 # The numbers a turn row names its file and its conversation by (NULL when never seen).
 FILE_ID = "(SELECT id FROM turn_files WHERE source_id = ? AND file = ?)"
 CONVERSATION_ID = "(SELECT id FROM conversations WHERE source_id = ? AND conversation = ?)"
-
-
-def stored_sha(sha256: str, text: str) -> str | None:
-    """A digest as a turn row holds it: nothing when it is the hash of the text (the view
-    computes it again), the digest itself otherwise."""
-    return None if sha256 == text_hash(text) else sha256
