@@ -40,7 +40,7 @@ from curator.reflection.languages import HAN_KANA_RUN, detect, tables
 from curator.reflection.ports import GenerationDefaults, ModelCancelled, ModelClient
 from curator.reflection.rephrase import is_first_person
 from curator.reflection.schemas import ItemRejection, load_json_object
-from curator.reflection.statements import DATE_WORDS, Statement, lasting_cues
+from curator.reflection.statements import ATTACHED, DATE_WORDS, Statement, lasting_cues
 
 REWORD_PROMPT = "batch_reworder"
 REWORD_DEFAULTS = GenerationDefaults(temperature=0.0, max_tokens=60)
@@ -69,13 +69,10 @@ def said(statement: Statement) -> str:
     their words with their name, or the model could not say whose fact it is."""
     person = statement.person or statement.turn.speaker or ""
     if person and person.casefold() not in statement.memory.casefold():
-        return f'{person} said: "{_ATTACHED.sub("", statement.quote).strip()}"'
+        return f'{person} said: "{ATTACHED.sub("", statement.quote).strip()}"'
     return statement.memory
 
 
-# What a client notes beside the words ("[shares a photo: a large open porch ...]", "[image]"):
-# shown it, a 1.5B model wrote "The photo shows a large open porch" into a memory.
-_ATTACHED = re.compile(r"\s*\[[^\[\]]{0,400}\]")
 
 
 def wording_variables(statement: Statement) -> dict[str, Any]:

@@ -182,8 +182,9 @@ NUMBER_WORDS = frozenset(
 _DEBRIS_RE = re.compile(r"[{}\[\]<>\\`|]|\"\s*:|\*\*|__|^\s*[-*#>]\s|https?://|\b\w+\(\)")
 # "stayConn": a lower-case run followed by capitals inside one word (not "McDonald", "iPhone").
 _CAMEL_RE = re.compile(r"\b[a-z]{3,}[A-Z][a-z]*\b")
-# A word cut mid-way: a letter run ending in a hyphen that no word follows ("Conn-a-").
-_CUT_RE = re.compile(r"[^\W\d_]-(?:\s|$|[^\w\s])|(?:^|\s)-[^\W\d_]|[^\W\d_]-[^\W\d_]-")
+# A word cut mid-way: a letter run ending in a hyphen that no word follows ("Conn-a-"). Two
+# hyphens are a dash ("things are happening--I'm exploring ..."), not a cut.
+_CUT_RE = re.compile(r"[^\W\d_]-(?:\s|$|[^\w\s-])|(?:^|\s)-[^\W\d_]|[^\W\d_]-[^\W\d_]-")
 
 
 @dataclass(frozen=True)

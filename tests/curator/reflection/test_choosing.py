@@ -424,3 +424,22 @@ def test_a_quoted_correction_keeps_every_word_as_said(
     [correction] = [s for s in result.staged if s.kind == "correction"]
     body = Document.load(vault.user(USER).root / correction.path).body
     assert "je me suis trompé" in body and "mardi soir" in body, body
+
+
+def test_a_fact_beside_a_clients_photo_note_is_staged_without_the_note(
+        vault: VaultPaths, store: DocumentStore, turns: FakeTurns, clock: ManualClock) -> None:
+    """The note a client writes beside the words was retold into the memory, which the form
+    gate refused as markup: "my goal is to improve my shooting percentage" was lost."""
+    turns.add(1, "Yeah, my goal is to improve my shooting percentage. [shares a photo: two men next to a "
+                 "basketball machine]", speaker="John")
+    turns.add(2, "On a different note, exciting things are happening--I'm exploring endorsement deals with "
+                 "sports brands for my career.", speaker="John")
+    model = ScriptedModel([{"keep": [{"number": 1, "category": "Facts"}, {"number": 2, "category": "Facts"}]}])
+    micro = MicroReflector(vault, store, VaultKnowledgeIndex(store), model, Settings(), clock=clock, writer="choose")
+    result = micro.run(USER, entries_from_turns(list(turns.turns.values())), trigger="session_end")
+    assert result.status == "completed", result.error
+    assert not result.rejections, result.rejections
+    texts = sorted(Document.load(vault.user(USER).root / s.path).body.strip() for s in result.staged)
+    assert texts == ["Exciting things are happening – John is exploring endorsement deals with sports brands "
+                     "for their career.",
+                     "John's goal is to improve their shooting percentage."]

@@ -51,6 +51,8 @@ def test_broken_words_stray_json_and_markup_fail(turns: FakeTurns) -> None:
         verdict = check_item(text, [t])
         assert not verdict.passed and verdict.gate == "form", text
     assert form_problems("Maya's dog, Pixel, is 3 years old (a rescue).") == []
+    # Two hyphens between words are a dash, not a word cut off.
+    assert form_problems("Exciting things are happening--John is exploring endorsement deals.") == []
 
 
 def test_prompt_placeholders_cannot_pass(turns: FakeTurns) -> None:
