@@ -136,12 +136,32 @@ class StageOutcome:
     recurring: list[Document] = field(default_factory=list)
 
 
+def same_words(docs: Iterable[Document], draft: StagedDraft) -> Document | None:
+    """The staged fact that rests on the same words of the same turns as ``draft``.
+
+    A statement a capable model words differently each time it is asked ("Gina did a
+    contemporary piece called 'Finding Freedom' ..." in a batch, code's wording at the
+    session's end) is still one statement: two cards for it would ask the person twice.
+    """
+    quote = " ".join(str(draft.fields.get("evidence") or "").casefold().split())
+    if draft.kind != "fact" or not quote or not draft.source_turns:
+        return None
+    for doc in docs:
+        said = " ".join(str(doc.get("evidence") or "").casefold().split())
+        if doc.kind == "fact" and quote in said and set(draft.source_turns) <= set(doc.source_turns):
+            return doc
+    return None
+
+
 def stage_all(staging: StagingArea, user_id: str, drafts: list[StagedDraft], batch_id: int | None) -> StageOutcome:
     """Stage each draft, or count it as another sighting of an earlier staged item."""
     outcome = StageOutcome()
     existing, _problems = staging.scan(user_id)
     for draft in drafts:
         match = staging.find_recurring(existing, draft.kind, draft.text, batch_id)
+        if match is None and batch_id is None:
+            same = same_words(existing, draft)
+            match = (same, 1.0) if same is not None else None
         if match is not None and batch_id is None:
             # A micro-reflection repeating a staged item: the person has it already once.
             outcome.recurring.append(match[0])

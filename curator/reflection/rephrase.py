@@ -31,6 +31,10 @@ _PAST_WORDS = """
     found gave got grew had heard held hung kept knew led left lent let lost made meant met paid put quit
     ran rang read rode said sang sat saw sent set shot slept sold spent spoke stood stole stuck swam
     taught told thought threw took understood went woke won wore wrote
+    beat bent bit bled bore bound bred broke burnt clung crept cut dealt dove dreamt dug fed fled flung
+    fought forgave froze ground hid hit hurt knelt lay leapt learnt lit mistook rose sank shook shone
+    shrank shut slid sought sped spat split sprang spun stank strode struck stung swept swore swung
+    tore wept withdrew wound
 """
 _PAST = frozenset(_PAST_WORDS.split())
 # Negated auxiliaries after "I": only "don't", "haven't" and "am not" change with the subject.

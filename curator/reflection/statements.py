@@ -57,7 +57,7 @@ _SMALL_TALK = re.compile(
     r"yes|yeah|no|nope|perfect|great|cool|wow|haha|lol|fair enough|good idea|sounds good|bye|"
     r"see you|nice|awesome|congrats|congratulations|yep|yup|woah|whoa|shure|totally|definitely|exactly|"
     r"of course|sorry to hear(?: that)?|way to go|well done|good luck|keep it up|so proud|me too|same here|"
-    r"glad|omg|go for it|oh|ah|well)\b[\s,.!]*",
+    r"glad|omg|go for it|oh (?:man|boy|my|dear|well)|oh|ah|well|man(?=\s*[,!])|honestly)\b[\s,.!]*",
     re.IGNORECASE,
 )
 # A sentence that opens by pointing back ("That's why ...", "It means ...", "Let's say Monday")

@@ -335,3 +335,29 @@ def test_a_memory_may_name_what_it_points_at_but_not_merge_the_turn_before() -> 
     # Read in a 1.5B's wording of LoCoMo: Jon only asked; the first place was Gina's.
     merged = "Jon won first place at the regionals, and Maya did a piece called Finding Freedom."
     assert any("from the turn before" in p for p in problems(piece, merged))
+
+
+def test_a_statement_worded_twice_is_one_card(
+        vault: VaultPaths, store: DocumentStore, turns: FakeTurns, clock: ManualClock) -> None:
+    """The batch staged the model's wording; at the session's end the model's second wording of
+    the same sentence was refused and code's was kept: two cards for one sentence (LoCoMo 30,
+    Qwen2.5-1.5B: "Gina did a contemporary piece called 'Finding Freedom' ..." beside "We just
+    did a contemporary piece called "Finding Freedom."")."""
+    turns.add(1, "Oh man, so last Sunday I finally ran my first marathon in Berlin with my running club, "
+                 "and honestly my legs are still sore.", speaker="Gina")
+    turns.add(2, "That sounds wonderful. How did it go?", role="assistant", speaker="Assistant")
+    turns.add(3, "Pretty well, thanks.", speaker="Gina")
+    worded = "Gina ran their first marathon in Berlin with their running club last Sunday."
+    batch_model = ScriptedModel([{"keep": [{"number": 1, "category": "Facts"}]}, {"memory": worded}, YES])
+    first = reflector(vault, store, turns, clock, batch_model).run(USER, 0)
+    assert first.status == "completed", first.error
+    assert [Document.load(vault.user(USER).root / s.path).body.strip() for s in first.staged] == [worded]
+    micro_model = ScriptedModel([{"keep": [{"number": 1, "category": "Facts"}]},
+                                 {"memory": "Gina runs with a club in Berlin."}, NO])
+    micro = MicroReflector(vault, store, VaultKnowledgeIndex(store), micro_model, Settings(), clock=clock,
+                           writer="reword")
+    result = micro.run(USER, entries_from_turns(list(turns.turns.values())), trigger="session_end")
+    assert result.status == "completed", result.error
+    assert result.staged == [], [s.title for s in result.staged]
+    bodies = [Document.load(p).body.strip() for p in (vault.user(USER).root / "Knowledge_staging").rglob("*.md")]
+    assert bodies == [worded]

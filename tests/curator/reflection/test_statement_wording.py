@@ -121,3 +121,18 @@ def test_plans_and_diets_in_everyday_words_are_candidates(turns: FakeTurns) -> N
     turns.add(2, "Unfortunately, I can't have dairy, so no ice cream for me.", speaker="Joanna")
     turns.add(3, "Yay! My online clothes store is open!", speaker="Gina")
     assert {s.turn.number for s in statements(turns.turns.values())} == {1, 2, 3}
+
+
+def test_an_interjection_opens_no_memory_and_a_past_tense_stays_past(turns: FakeTurns) -> None:
+    """"Oh man, so last Sunday I ..." was retold as "Man, so last Sunday Gina ..." with the title
+    "Man"; "I broke my arm" as "Gina brokes their arm"."""
+    turns.add(1, "Oh man, so last Sunday I finally ran my first marathon in Berlin with my running club.",
+              speaker="Gina")
+    turns.add(2, "Oh my, I broke my arm skiing in Davos last week.", speaker="Gina")
+    turns.add(3, "On a different note, I'm exploring endorsement deals with sports brands for my career.",
+              speaker="John")
+    found = {s.turn.number: s for s in statements(turns.turns.values())}
+    assert found[1].memory == "Last Sunday Gina finally ran their first marathon in Berlin with their running club."
+    assert found[1].title == "Last Sunday Gina finally ran their first marathon"
+    assert found[2].memory == "Gina broke their arm skiing in Davos last week."
+    assert found[3].memory == "John is exploring endorsement deals with sports brands for their career."
