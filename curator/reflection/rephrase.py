@@ -221,7 +221,10 @@ def as_memory(text: str, speaker: str, *, named: bool = False, again: bool = Tru
 
 # A chat drops the "I" that opens a sentence ("Lost my job yesterday", "Been to Rome once",
 # "Gonna check out career options"): a memory that opens so reads as a fragment to approve.
-_AMBIGUOUS_PAST = frozenset(["read", "put", "set", "let", "quit", "hit", "cut", "hurt", "shot"])
+# Past tenses that also open a sentence as something else ("Bit tired today", "Ground beef is ...",
+# "Rose is my sister", "Fed up with ..."): no "I" is put before them.
+_AMBIGUOUS_PAST = frozenset(["read", "put", "set", "let", "quit", "hit", "cut", "hurt", "shot", "bit", "bound",
+                             "bore", "dove", "fed", "ground", "lay", "lit", "rose", "shut", "split", "wound"])
 _NOT_PAST = frozenset(["need", "feed", "seed", "speed", "breed", "bleed", "weed", "shed", "bed", "red", "wed",
                        "led", "embed", "indeed", "succeed", "proceed", "exceed", "hundred"])
 _FEELING_AFTER = frozenset(["to", "about", "for", "with", "by", "that", "of", "at"])  # "Excited to", "Stoked about"

@@ -47,6 +47,7 @@ BEFORE_CHARS = 300  # of the turn before a statement, what a model wording it re
 _SINGULAR = re.compile(r"\b(?:I|I['’](?:m|ve|ll|d)|my|me|mine)\b", re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"\b(?:I|I['’](?:m|ve|ll|d)|my|me|we|our|us|mine)\b", re.IGNORECASE)
 # A capitalised word that is not the sentence's first word (nor "I"): someone or somewhere.
+_WE = re.compile(r"\b(?:we|we['’](?:re|ve|ll|d)|our|ours|us)\b", re.IGNORECASE)
 _NAMED = re.compile(r"(?<![.!?]\s)(?<!^)\b(?!I\b)[A-Z][a-z]+")
 _CORRECTION = re.compile(
     r"\b(?:correction|actually|no longer|any ?more|not any|moved|changed|instead|rather than)\b|,\s*not\s+\w+",
@@ -68,6 +69,9 @@ _POINTING = re.compile(r"^(?:it|that|this|these|those|they|he|she|let['’]s|let
 # "those places", "these kids" in a statement of one sentence: what they are was said before it.
 _POINTING_INSIDE = re.compile(r"\b(?:those|these)\s+(?!days\b)[a-z]+", re.IGNORECASE)
 _EXCLAIMED = re.compile(r"[!！]+(?=\s|$)|(?<=\w)[!?]{2,}")
+# Showing something the client attaches: "Here's a pic of ...", "Check out this photo".
+_SHOWING = re.compile(r"^(?:here['’]?s|here is|check out|look at)\s+(?:an?|this|that|my|our|the)?\s*"
+                      r"(?:pic|picture|photo|snap|shot|screenshot|selfie|video)s?\b", re.IGNORECASE)
 _THANKS = re.compile(r"^(?:thanks|thank you|thx)\b(?!\s*[,.!])", re.IGNORECASE)
 # What a client notes beside the words ("[shares a photo: two men next to a basketball
 # machine]", "[image]"): not the person's words. Kept in a memory, it failed the form gate as
@@ -286,7 +290,9 @@ def title_of(memory: str, speaker: str, limit: int = 56) -> str:
             words[0].islower() and words[0].endswith("s") and words[0] not in _LASTING_RAW)):
         words = words[1:]
     words = words[:8]
-    while len(words) > 1 and (words[-1].lower() in STOP_WORDS or words[-1].endswith(".")):
+    # Nor does it end on a dash ("Happened in the last month -").
+    while len(words) > 1 and (words[-1].lower() in STOP_WORDS or words[-1].endswith(".")
+                              or not any(c.isalnum() for c in words[-1])):
         words = words[:-1]
     if len(words) < 2:
         # Nothing but a verb left ("appreciates"): the sentence's own opening says more.
@@ -361,6 +367,8 @@ def _kept_sentences(text: str, listeners: frozenset[str] = frozenset(),
             continue
         if _THANKS.match(sentence):
             continue  # "Thanks for being a great friend": what is left would be a fragment
+        if _SHOWING.match(sentence) and not _SINGULAR.search(sentence):
+            continue  # "Here's a pic from when we met up last week": it shows, it tells nothing
         told = _told(sentence)
         if told != sentence and spoken is not None:
             spoken[told] = told  # what is left after "I wanted to let you know" is a span of the turn
@@ -435,8 +443,10 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
             subject = " ".join(with_subject(_plain(s)) for s in group)
             if not _FIRST_PERSON.search(subject) and not _NAMED.search(quote):
                 continue
-            if not _SINGULAR.search(subject) and not _NAMED.search(quote):
-                continue  # only "we": code cannot say who, and the memory would read "We played games"
+            if not _SINGULAR.search(subject) and (_WE.search(subject) or not _NAMED.search(quote)):
+                # Only "we": code cannot say who, and the memory would read "We played games" or,
+                # with a name in it, "We just did a contemporary piece called "Finding Freedom.""
+                continue
             if _POINTING.match(_plain(group[0])):
                 continue
             if len(group) == 1 and _POINTING_INSIDE.search(quote):

@@ -287,7 +287,7 @@ def test_what_a_client_notes_beside_the_words_is_not_shown_to_the_model(turns: F
     a large open porch with a fireplace" into Gina's memory."""
     from curator.reflection.rewording import said
 
-    [found] = statements([turns.add(1, "Thanks! We just did a contemporary piece called Finding Freedom. It was "
+    [found] = statements([turns.add(1, "Thanks! I just did a contemporary piece called Finding Freedom. It was "
                                        "really emotional. [shares a photo: a photo of a large open porch]",
                                        speaker="Gina")])
     shown = said(found)

@@ -136,3 +136,20 @@ def test_an_interjection_opens_no_memory_and_a_past_tense_stays_past(turns: Fake
     assert found[1].title == "Last Sunday Gina finally ran their first marathon"
     assert found[2].memory == "Gina broke their arm skiing in Davos last week."
     assert found[3].memory == "John is exploring endorsement deals with sports brands for their career."
+
+
+def test_showing_a_picture_and_we_alone_are_no_memory(turns: FakeTurns) -> None:
+    turns.add(1, "My friends and mentors are my rocks - they motivate me. Here's a pic from when we met up "
+                 "last week.", speaker="Caroline")
+    # Only "we", with a name in it: whose piece? (it was proposed as 'We just did a contemporary piece
+    # called "Finding Freedom."')
+    turns.add(2, 'We just did a contemporary piece called "Finding Freedom." It was really emotional.',
+              speaker="Gina")
+    turns.add(3, "Much has happened in the last month - on and off the court. Last week I scored 40 points, "
+                 "my highest ever.", speaker="John")
+    turns.add(4, "Bit tired today, but I started a new job at the bakery in Leeds.", speaker="Gina")
+    found = {s.turn.number: s for s in statements(turns.turns.values())}
+    assert found[1].memory == "Caroline's friends and mentors are their rocks - they motivate Caroline."
+    assert 2 not in found
+    assert found[3].title == "Happened in the last month"  # not "... month -"
+    assert found[4].memory == "Bit tired today, but Gina started a new job at the bakery in Leeds."
