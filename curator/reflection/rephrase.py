@@ -233,7 +233,11 @@ _OPENING_ADVERBS = frozenset(["just", "still", "finally", "also", "recently", "a
 _IT_HAS_BEEN = frozenset(["a", "an", "quite", "such", "so", "pretty", "really", "super", "kinda", "ages", "forever",
                           "too", "way", "the", "one", "crazy", "hectic", "wild", "tough", "great", "awesome", "fun",
                           "nice", "amazing", "rough", "hard", "long", "ok", "okay", "good", "lovely", "insane"])
-_DROPPED_OPENERS = {"been": "I've been", "gonna": "I'm going to", "wanna": "I want to", "gotta": "I have to"}
+_DROPPED_OPENERS = {"been": "I've been", "gonna": "I'm going to", "wanna": "I want to", "gotta": "I have to",
+                    # "Can't wait for the seafood", "Didn't expect that": the chat dropped the "I".
+                    "can't": "I can't", "can’t": "I can’t", "cant": "I can't", "didn't": "I didn't",
+                    "didn’t": "I didn’t", "couldn't": "I couldn't", "couldn’t": "I couldn’t",
+                    "haven't": "I haven't", "haven’t": "I haven’t"}
 
 
 def with_subject(sentence: str) -> str:

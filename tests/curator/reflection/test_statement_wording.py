@@ -153,3 +153,13 @@ def test_showing_a_picture_and_we_alone_are_no_memory(turns: FakeTurns) -> None:
     assert 2 not in found
     assert found[3].title == "Happened in the last month"  # not "... month -"
     assert found[4].memory == "Bit tired today, but Gina started a new job at the bakery in Leeds."
+
+
+def test_the_i_a_chat_drops_before_a_negation_is_put_back(turns: FakeTurns) -> None:
+    """"Can't wait for the seafood too. I love the ocean." was proposed as "Can't wait for the
+    seafood too. John loves the ocean.": whose wait?"""
+    turns.add(1, "Can't wait for the seafood too. I love the ocean.", speaker="John")
+    turns.add(2, "Haven't been to Japan yet, but I plan to visit Kyoto next spring.", speaker="John")
+    found = {s.turn.number: s for s in statements(turns.turns.values())}
+    assert found[1].memory == "John can't wait for the seafood too. They love the ocean."
+    assert found[2].memory == "John hasn't been to Japan yet, but plans to visit Kyoto next spring."
