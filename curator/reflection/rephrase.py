@@ -37,6 +37,7 @@ _PAST_WORDS = """
     tore wept withdrew wound
 """
 _PAST = frozenset(_PAST_WORDS.split())
+_PREFIXES = ("re", "un", "mis", "over", "under", "out", "with", "fore")
 # Negated auxiliaries after "I": only "don't", "haven't" and "am not" change with the subject.
 _NEGATED = {"don't": "doesn't", "don’t": "doesn’t", "haven't": "hasn't", "haven’t": "hasn’t",
             "wasn't": "wasn't", "weren't": "wasn't"}
@@ -58,6 +59,8 @@ def third_person_verb(verb: str) -> str:
         return _IRREGULAR[lower]
     if lower in _INVARIANT or lower in _PAST or lower.endswith(("ed", "s")):
         return verb
+    if any(lower.startswith(p) and lower[len(p):] in _PAST for p in _PREFIXES):
+        return verb  # "retook", "overslept", "misunderstood", never "retooks"
     if re.search(r"[^aeiou]y$", lower):
         return verb[:-1] + "ies"
     if lower.endswith(("sh", "ch", "x", "z", "o")):
@@ -198,8 +201,9 @@ def as_memory(text: str, speaker: str, *, named: bool = False, again: bool = Tru
 
     out = _SUBJECT_RE.sub(subject, text)
     # An adverb between subject and verb: "Maya also want" -> "Maya also wants".
-    out = re.sub(rf"\b{re.escape(name)} ({'|'.join(sorted(_ADVERBS))}) ([a-z]+)\b",
-                 lambda m: f"{name} {m.group(1)} {third_person_verb(m.group(2))}", out)
+    # Several of them too: "Nate probably also have" was left so.
+    out = re.sub(rf"\b{re.escape(name)} ((?:(?:{'|'.join(sorted(_ADVERBS))}) )+)([a-z]+)\b",
+                 lambda m: f"{name} {m.group(1)}{third_person_verb(m.group(2))}", out)
     out = re.sub(r"\bmyself\b", "themselves", out)
     # Once the name is said, "my" and "me" become "their" and "them": "which refreshes Melanie
     # and helps Melanie stay present for Melanie's family" read as a riddle (issue 20).
@@ -226,7 +230,8 @@ def as_memory(text: str, speaker: str, *, named: bool = False, again: bool = Tru
 _AMBIGUOUS_PAST = frozenset(["read", "put", "set", "let", "quit", "hit", "cut", "hurt", "shot", "bit", "bound",
                              "bore", "dove", "fed", "ground", "lay", "lit", "rose", "shut", "split", "wound"])
 _NOT_PAST = frozenset(["need", "feed", "seed", "speed", "breed", "bleed", "weed", "shed", "bed", "red", "wed",
-                       "led", "embed", "indeed", "succeed", "proceed", "exceed", "hundred"])
+                       "led", "embed", "indeed", "succeed", "proceed", "exceed", "hundred", "deed", "sled",
+                       "iced", "aged", "heed", "reed"])
 _FEELING_AFTER = frozenset(["to", "about", "for", "with", "by", "that", "of", "at"])  # "Excited to", "Stoked about"
 _OPENING_ADVERBS = frozenset(["just", "still", "finally", "also", "recently", "actually", "really", "totally",
                               "definitely", "already", "never", "always", "currently", "even", "only"])
@@ -259,7 +264,7 @@ def with_subject(sentence: str) -> str:
     if adverb and verb.endswith("ing") and len(verb) > 5:
         return f"I'm {first} {sentence.split(maxsplit=1)[1]}"  # "Still following my passion"
     past = (verb in _PAST and verb not in _AMBIGUOUS_PAST) or (
-        verb.endswith("ed") and len(verb) > 4 and verb not in _NOT_PAST and after not in _FEELING_AFTER)
+        verb.endswith("ed") and len(verb) > 3 and verb not in _NOT_PAST and after not in _FEELING_AFTER)
     if past or (verb in ("love", "had") and after not in ("it", "that", "this", "you", "your")):
         return "I " + sentence[:1].lower() + sentence[1:]
     return sentence

@@ -163,3 +163,17 @@ def test_the_i_a_chat_drops_before_a_negation_is_put_back(turns: FakeTurns) -> N
     found = {s.turn.number: s for s in statements(turns.turns.values())}
     assert found[1].memory == "John can't wait for the seafood too. They love the ocean."
     assert found[2].memory == "John hasn't been to Japan yet, but plans to visit Kyoto next spring."
+
+
+def test_retelling_keeps_prefixed_pasts_short_pasts_and_verbs_after_two_adverbs(turns: FakeTurns) -> None:
+    """Read in LoCoMo's later sessions: "John retooks the aptitude test", "Dyed Nate's hair last
+    week", "Nate probably also have loads of books"."""
+    turns.add(1, "Last week I retook the aptitude test with some great results.", speaker="John")
+    turns.add(2, "Dyed my hair last week - come see!", speaker="Nate")
+    turns.add(3, "I probably also have loads of books I haven't read in years.", speaker="Nate")
+    turns.add(4, "Iced coffee is my favourite drink in summer.", speaker="Ana")
+    found = {s.turn.number: s.memory for s in statements(turns.turns.values())}
+    assert found[1] == "Last week John retook the aptitude test with some great results."
+    assert found[2] == "Nate dyed their hair last week - come see."
+    assert found[3] == "Nate probably also has loads of books they haven't read in years."
+    assert found[4] == "Iced coffee is Ana's favourite drink in summer."
