@@ -70,8 +70,9 @@ _POINTING = re.compile(r"^(?:it|that|this|these|those|they|he|she|let['’]s|let
 _POINTING_INSIDE = re.compile(r"\b(?:those|these)\s+(?!days\b)[a-z]+", re.IGNORECASE)
 _EXCLAIMED = re.compile(r"[!！]+(?=\s|$)|(?<=\w)[!?]{2,}")
 # Showing something the client attaches: "Here's a pic of ...", "Check out this photo".
-_SHOWING = re.compile(r"^(?:here['’]?s|here is|check out|look at)\s+(?:an?|this|that|my|our|the)?\s*"
-                      r"(?:pic|picture|photo|snap|shot|screenshot|selfie|video)s?\b", re.IGNORECASE)
+_SHOWING = re.compile(r"^(?:(?:here['’]?s|here is|check out|look at)\s+(?:an?|this|that|my|our|the)?\s*"
+                      r"(?:pic|picture|photo|snap|shot|screenshot|selfie|video)s?\b|"
+                      r"(?:take|have) a look(?: at)?(?: this| these| it)?\s*[.!]*$)", re.IGNORECASE)
 _THANKS = re.compile(r"^(?:thanks|thank you|thx)\b(?!\s*[,.!])", re.IGNORECASE)
 # What a client notes beside the words ("[shares a photo: two men next to a basketball
 # machine]", "[image]"): not the person's words. Kept in a memory, it failed the form gate as
@@ -469,13 +470,13 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
 
 
 _OPENERS = re.compile(r"^(?:(?:also|and|but|so|actually|oh|well|anyway|by the way|one important thing|"
-                      r"in the meantime|meanwhile|on (?:a|another|an|the) (?:different|other|side|unrelated) note|"
+                      r"in the meantime|meanwhile|btw|on (?:a|another|an|the) (?:different|other|side|unrelated) note|"
                       r"speaking of which)\b[\s,:]*)+",
                       re.IGNORECASE)
 _FILLER = re.compile(r",\s*by the way(?=[,.!?])", re.IGNORECASE)
 # A label before the news itself: "Quick correction from yesterday: ...", "One important thing: ...".
 _LABEL = re.compile(r"^(?:[\w'’]+\s+){0,3}(?:thing|correction|update|note|reminder|news|heads up|fyi)"
-                    r"(?:\s+(?:from|for)\s+\w+)?\s*:\s+", re.IGNORECASE)
+                    r"(?:\s+(?:from|for)\s+\w+)?\s*(?::|\s[-–—])\s+", re.IGNORECASE)
 
 
 def _plain(sentence: str) -> str:

@@ -177,3 +177,13 @@ def test_retelling_keeps_prefixed_pasts_short_pasts_and_verbs_after_two_adverbs(
     assert found[2] == "Nate dyed their hair last week - come see."
     assert found[3] == "Nate probably also has loads of books they haven't read in years."
     assert found[4] == "Iced coffee is Ana's favourite drink in summer."
+
+
+def test_news_labels_btw_and_take_a_look_are_not_the_memory(turns: FakeTurns) -> None:
+    turns.add(1, "Great news - I'm now friends with one of my fellow volunteers.", speaker="Maria")
+    turns.add(2, "BTW, I found a cool new fashion piece for my store.", speaker="Gina")
+    turns.add(3, "I started a pottery class in Leeds last month. Take a look at this.", speaker="Melanie")
+    found = {s.turn.number: s.memory for s in statements(turns.turns.values())}
+    assert found[1] == "Maria is now friends with one of their fellow volunteers."
+    assert found[2] == "Gina found a cool new fashion piece for their store."
+    assert found[3] == "Melanie started a pottery class in Leeds last month."
