@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from fakes.reflection import FakeTurns
 
 from curator.reflection.statements import statements
@@ -165,25 +166,26 @@ def test_the_i_a_chat_drops_before_a_negation_is_put_back(turns: FakeTurns) -> N
     assert found[2].memory == "John hasn't been to Japan yet, but plans to visit Kyoto next spring."
 
 
-def test_retelling_keeps_prefixed_pasts_short_pasts_and_verbs_after_two_adverbs(turns: FakeTurns) -> None:
-    """Read in LoCoMo's later sessions: "John retooks the aptitude test", "Dyed Nate's hair last
-    week", "Nate probably also have loads of books"."""
-    turns.add(1, "Last week I retook the aptitude test with some great results.", speaker="John")
-    turns.add(2, "Dyed my hair last week - come see!", speaker="Nate")
-    turns.add(3, "I probably also have loads of books I haven't read in years.", speaker="Nate")
-    turns.add(4, "Iced coffee is my favourite drink in summer.", speaker="Ana")
-    found = {s.turn.number: s.memory for s in statements(turns.turns.values())}
-    assert found[1] == "Last week John retook the aptitude test with some great results."
-    assert found[2] == "Nate dyed their hair last week - come see."
-    assert found[3] == "Nate probably also has loads of books they haven't read in years."
-    assert found[4] == "Iced coffee is Ana's favourite drink in summer."
+# Read in LoCoMo's later sessions: "John retooks the aptitude test", "Dyed Nate's hair last
+# week", "Nate probably also have loads of books", "Great news - Maria is now friends ...",
+# "BTW, Gina found ...", "... Take a look at this."
+RETOLD = [
+    ("John", "Last week I retook the aptitude test with some great results.",
+     "Last week John retook the aptitude test with some great results."),
+    ("Nate", "Dyed my hair last week - come see!", "Nate dyed their hair last week - come see."),
+    ("Nate", "I probably also have loads of books I haven't read in years.",
+     "Nate probably also has loads of books they haven't read in years."),
+    ("Ana", "Iced coffee is my favourite drink in summer.", "Iced coffee is Ana's favourite drink in summer."),
+    ("Maria", "Great news - I'm now friends with one of my fellow volunteers.",
+     "Maria is now friends with one of their fellow volunteers."),
+    ("Gina", "BTW, I found a cool new fashion piece for my store.",
+     "Gina found a cool new fashion piece for their store."),
+    ("Melanie", "I started a pottery class in Leeds last month. Take a look at this.",
+     "Melanie started a pottery class in Leeds last month."),
+]
 
 
-def test_news_labels_btw_and_take_a_look_are_not_the_memory(turns: FakeTurns) -> None:
-    turns.add(1, "Great news - I'm now friends with one of my fellow volunteers.", speaker="Maria")
-    turns.add(2, "BTW, I found a cool new fashion piece for my store.", speaker="Gina")
-    turns.add(3, "I started a pottery class in Leeds last month. Take a look at this.", speaker="Melanie")
-    found = {s.turn.number: s.memory for s in statements(turns.turns.values())}
-    assert found[1] == "Maria is now friends with one of their fellow volunteers."
-    assert found[2] == "Gina found a cool new fashion piece for their store."
-    assert found[3] == "Melanie started a pottery class in Leeds last month."
+@pytest.mark.parametrize(("speaker", "said", "memory"), RETOLD)
+def test_a_sentence_is_retold_as_a_memory(turns: FakeTurns, speaker: str, said: str, memory: str) -> None:
+    turns.add(1, said, speaker=speaker)
+    assert [s.memory for s in statements(turns.turns.values())] == [memory]
