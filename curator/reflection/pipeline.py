@@ -13,6 +13,7 @@ from typing import Any
 from curator.clock import iso_utc
 from curator.reflection.contradictions import ContradictionDetector
 from curator.reflection.corrected import corrected_memory
+from curator.reflection.gates.chain import normalise
 from curator.reflection.gates.quality import Proposal
 from curator.reflection.gates.untrusted import echo_flags, scan, source_flags
 from curator.reflection.ports import KnowledgeIndex
@@ -143,12 +144,12 @@ def same_words(docs: Iterable[Document], draft: StagedDraft) -> Document | None:
     contemporary piece called 'Finding Freedom' ..." in a batch, code's wording at the
     session's end) is still one statement: two cards for it would ask the person twice.
     """
-    quote = " ".join(str(draft.fields.get("evidence") or "").casefold().split())
+    quote = normalise(str(draft.fields.get("evidence") or ""))
     if draft.kind != "fact" or not quote or not draft.source_turns:
         return None
     for doc in docs:
-        said = " ".join(str(doc.get("evidence") or "").casefold().split())
-        if doc.kind == "fact" and quote in said and set(draft.source_turns) <= set(doc.source_turns):
+        if doc.kind == "fact" and quote in normalise(str(doc.get("evidence") or "")) \
+                and set(draft.source_turns) <= set(doc.source_turns):
             return doc
     return None
 
@@ -159,13 +160,12 @@ def stage_all(staging: StagingArea, user_id: str, drafts: list[StagedDraft], bat
     existing, _problems = staging.scan(user_id)
     for draft in drafts:
         match = staging.find_recurring(existing, draft.kind, draft.text, batch_id)
-        if match is None and batch_id is None:
-            same = same_words(existing, draft)
-            match = (same, 1.0) if same is not None else None
-        if match is not None and batch_id is None:
+        if batch_id is None:
             # A micro-reflection repeating a staged item: the person has it already once.
-            outcome.recurring.append(match[0])
-            continue
+            repeated = match[0] if match is not None else same_words(existing, draft)
+            if repeated is not None:
+                outcome.recurring.append(repeated)
+                continue
         if match is not None:
             doc, _score = match
             if draft.flags:  # a flagged re-proposal quarantines the item it repeats

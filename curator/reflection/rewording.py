@@ -73,8 +73,6 @@ def said(statement: Statement) -> str:
     return statement.memory
 
 
-
-
 def wording_variables(statement: Statement) -> dict[str, Any]:
     language = detect(statement.quote)
     table = tables().get(language)
@@ -99,11 +97,6 @@ def _borrowed(statement: Statement, memory: str) -> list[str]:
     return [w for w in _NAME.findall(memory)
             if (len(w) >= 4 or w[:1].isupper()) and w.casefold() not in STOP_WORDS
             and w.casefold()[:5] in before and w.casefold()[:5] not in own]
-
-
-def _leans(statement: Statement, memory: str) -> bool:
-    """Whether ``memory`` took a word from the turn before (the memory then cites that turn)."""
-    return bool(_borrowed(statement, memory))
 
 
 def _context(statement: Statement) -> str:
@@ -323,6 +316,6 @@ def worded(model: ModelClient, chosen: Sequence[tuple[Statement, str]]
         memory = memory if memory.endswith((".", "。")) else memory + "."
         # The title stays code's: its words are the person's own, and a model's paraphrase
         # there would be a name-like capital the turn does not hold ("Continuing her ...").
-        kept.append((replace(statement, memory=memory, leans_on_previous=_leans(statement, memory)),
+        kept.append((replace(statement, memory=memory, leans_on_previous=bool(_borrowed(statement, memory))),
                      category, "the model"))
     return kept, rejected

@@ -46,8 +46,8 @@ BEFORE_CHARS = 300  # of the turn before a statement, what a model wording it re
 
 _SINGULAR = re.compile(r"\b(?:I|I['’](?:m|ve|ll|d)|my|me|mine)\b", re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"\b(?:I|I['’](?:m|ve|ll|d)|my|me|we|our|us|mine)\b", re.IGNORECASE)
-# A capitalised word that is not the sentence's first word (nor "I"): someone or somewhere.
 _WE = re.compile(r"\b(?:we|we['’](?:re|ve|ll|d)|our|ours|us)\b", re.IGNORECASE)
+# A capitalised word that is not the sentence's first word (nor "I"): someone or somewhere.
 _NAMED = re.compile(r"(?<![.!?]\s)(?<!^)\b(?!I\b)[A-Z][a-z]+")
 _CORRECTION = re.compile(
     r"\b(?:correction|actually|no longer|any ?more|not any|moved|changed|instead|rather than)\b|,\s*not\s+\w+",
