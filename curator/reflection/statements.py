@@ -73,6 +73,11 @@ _EXCLAIMED = re.compile(r"[!！]+(?=\s|$)|(?<=\w)[!?]{2,}")
 _SHOWING = re.compile(r"^(?:(?:here['’]?s|here is|check out|look at)\s+(?:an?|this|that|my|our|the)?\s*"
                       r"(?:pic|picture|photo|snap|shot|screenshot|selfie|video)s?\b|"
                       r"(?:take|have) a look(?: at)?(?: this| these| it)?\s*[.!]*$)", re.IGNORECASE)
+# Asking the listener to look ("Check out my painting for the art show!", "Check my ideal dance
+# studio by the water."): it points at what the client showed; as a memory it read "Check out
+# Caroline's painting for the art show."
+_LOOK = re.compile(r"^(?:check\s+(?:it\s+)?out|check\s+(?=(?:my|this|these|our|out)\b)|look\s+at|"
+                   r"take\s+a\s+look|have\s+a\s+look|see\s+(?=(?:my|this|these|our)\b))\b", re.IGNORECASE)
 _THANKS = re.compile(r"^(?:thanks|thank you|thx)\b(?!\s*[,.!])", re.IGNORECASE)
 # What a client notes beside the words ("[shares a photo: two men next to a basketball
 # machine]", "[image]"): not the person's words. Kept in a memory, it failed the form gate as
@@ -308,10 +313,21 @@ def title_of(memory: str, speaker: str, limit: int = 56) -> str:
 _CLAUSE_END = re.compile(r",\s+(?:so|which|because|but|and then|by the way)\b|;\s+")
 _LEADERS = frozenset(["also", "and", "but", "so", "actually", "well", "anyway", "oh", "it", "means"])
 
+def _called(name: str) -> str:
+    """A pattern for ``name`` or a short form of it ("Mel" for Melanie, "Jo" is too short to tell)."""
+    first = name.split()[0] if name.split() else name
+    if len(first) <= 3 or not first.isalpha():
+        return re.escape(name)
+    shorter = "".join(f"(?:{re.escape(c)}" for c in first[3:]) + ")?" * (len(first) - 3)
+    return rf"(?:{re.escape(name)}|{re.escape(first[:3])}{shorter})"
+
+
 def _without_vocatives(sentence: str, names: frozenset[str]) -> str:
-    """``sentence`` without the name of the person it is said to ("Thanks, Jon!", "Gina, I ...")."""
+    """``sentence`` without the name of the person it is said to ("Thanks, Jon!", "Gina, I ...",
+    "Wow Mel, that painting's amazing!" said to Melanie: with the name left in, the sentence
+    passed as news about someone named and became a memory "Mel, that painting's amazing.")."""
     for name in names:
-        quoted = re.escape(name)
+        quoted = _called(name)
         sentence = re.sub(rf"^{quoted},\s+", "", sentence)
         sentence = re.sub(rf"(?:,\s*|\s+){quoted}(?=\s*[.!?]*$)", "", sentence)
         sentence = re.sub(rf"(?<=^\w)(\w*)\s+{quoted},", r"\1,", sentence)  # "Yep Jon, ..." -> "Yep, ..."
@@ -370,6 +386,8 @@ def _kept_sentences(text: str, listeners: frozenset[str] = frozenset(),
             continue  # "Thanks for being a great friend": what is left would be a fragment
         if _SHOWING.match(sentence) and not _SINGULAR.search(sentence):
             continue  # "Here's a pic from when we met up last week": it shows, it tells nothing
+        if _LOOK.match(_SMALL_TALK.sub("", sentence).strip()):
+            continue  # "Check out my painting for the art show!": said to the listener, about a picture
         told = _told(sentence)
         if told != sentence and spoken is not None:
             spoken[told] = told  # what is left after "I wanted to let you know" is a span of the turn
@@ -527,7 +545,39 @@ def _without_chatter(lasting: list[str]) -> list[str]:
         # Still too long: how the person feels about the news ("They're truly grateful for all
         # the support.", "It's been bumpy, but I'm determined.") goes after the news itself.
         kept = kept[:1] + [s for s in kept[1:] if not _feeling(s)]
-    return kept
+    return [_without_verdict(s) for s in kept]
+
+
+# What a sentence says of its own news after a dash or a comma ("I joined a mentorship
+# program - it's really rewarding.", "Next month I'm having an art show - can't wait!",
+# "I made peach cobbler, it was great."): the person's reaction, which no one approves as
+# part of the memory. A tail that adds something ("- it helps me express my emotions") stays.
+_VERDICT_WORDS = (r"(?:rewarding|exciting|great|awesome|amazing|cool|fun|special|powerful|incredible|fantastic|"
+                  r"wonderful|nice|lovely|beautiful|tough|hard|crazy|wild|a blast|worth it|the best|"
+                  r"unforgettable|surreal|epic|insane|a dream come true)")
+_VERDICT = re.compile(
+    r"^(?P<news>.+?)(?:\s+[-–—]\s+|,\s+(?=which|it|that|so|such|and it)|\s+and\s+(?=it\b))"
+    r"(?P<tail>(?:but\s+|and\s+)?(?:(?:it|that|which|this)(?:['’]s| is| was| has been|['’]s been| has been)|so|such|what|"
+    r"(?:I\s+)?can['’]?t wait|come (?:and )?see|check it out|take a look)\b[^.!?]*|(?:the|my)\s[^.!?]{0,40}?\b(?:is|are|was|were)\s+"
+    r"(?:so\s+|really\s+|pretty\s+|super\s+|just\s+)?" + _VERDICT_WORDS + r"\b[^.!?]{0,20})"
+    r"(?P<end>[.!?]*)\s*$",
+    re.IGNORECASE)
+_SHORT_VERDICT = re.compile(r"\b(?:so|such)\s+(?:an?\s+)?\w+(?:\s+\w+)?\s*[.!?]*$|\bcan['’]?t wait\b|"
+                            r"^(?:come (?:and )?see|check it out|take a look)\b", re.IGNORECASE)
+
+
+def _without_verdict(sentence: str) -> str:
+    """``sentence`` without a trailing verdict on its own news (see :data:`_VERDICT`)."""
+    match = _VERDICT.match(sentence)
+    if match is None:
+        return sentence
+    news, tail = match.group("news"), match.group("tail")
+    if len(news.split()) < MIN_WORDS + 1 or _NAMED.search(tail) or any(c.isdigit() for c in tail):
+        return sentence
+    judged = re.search(r"\b" + _VERDICT_WORDS + r"\b", tail, re.IGNORECASE)
+    if not (judged or _SHORT_VERDICT.search(tail)):
+        return sentence  # "- it helps me express my emotions": more news, not a verdict
+    return news.rstrip(" ,;:-–—") + "."
 
 
 _FEELINGS = re.compile(r"\b(?:grateful|thankful|determined|excited|thrilled|stoked|pumped|happy|proud|blessed|"

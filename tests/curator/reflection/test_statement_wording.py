@@ -172,7 +172,7 @@ def test_the_i_a_chat_drops_before_a_negation_is_put_back(turns: FakeTurns) -> N
 RETOLD = [
     ("John", "Last week I retook the aptitude test with some great results.",
      "Last week John retook the aptitude test with some great results."),
-    ("Nate", "Dyed my hair last week - come see!", "Nate dyed their hair last week - come see."),
+    ("Nate", "Dyed my hair last week - come see!", "Nate dyed their hair last week."),
     ("Nate", "I probably also have loads of books I haven't read in years.",
      "Nate probably also has loads of books they haven't read in years."),
     ("Ana", "Iced coffee is my favourite drink in summer.", "Iced coffee is Ana's favourite drink in summer."),
@@ -189,3 +189,46 @@ RETOLD = [
 def test_a_sentence_is_retold_as_a_memory(turns: FakeTurns, speaker: str, said: str, memory: str) -> None:
     turns.add(1, said, speaker=speaker)
     assert [s.memory for s in statements(turns.turns.values())] == [memory]
+
+
+# Read in LoCoMo's sessions 6 to 9 as the person approving them: the news, then what the person
+# thinks of it after a dash or a comma. The verdict is no part of a memory; more news is.
+VERDICTS = [
+    ("Caroline", "Last weekend I joined a mentorship program for LGBTQ youth - it's really rewarding to "
+                 "help the community.", "Last weekend Caroline joined a mentorship program for LGBTQ youth."),
+    ("Caroline", "Next month I'm having an LGBTQ art show with my paintings - can't wait!",
+     "Next month Caroline is having an LGBTQ art show with their paintings."),
+    ("Melanie", "I'm a big fan of pottery - the creativity and skill is awesome.", "Melanie is a big fan of pottery."),
+    ("Maria", "I made some peach cobbler recently, it was great.", "Maria made some peach cobbler recently."),
+    ("Caroline", "I went to a LGBTQ support group yesterday and it was so powerful.",
+     "Caroline went to a LGBTQ support group yesterday."),
+    ("Gina", "Starting and running my own biz has had its ups and downs - but it's been an amazing ride.",
+     "Starting and running Gina's own biz has had its ups and downs."),
+    # More news after the dash, or a name or a number in it: kept.
+    ("Melanie", "Pottery is a huge part of my life, not just a hobby - it helps me express my emotions.",
+     "Pottery is a huge part of Melanie's life, not just a hobby - it helps them express their emotions."),
+    ("Ana", "I moved to Porto last year - it was great to be near Maria again.",
+     "Ana moved to Porto last year - it was great to be near Maria again."),
+]
+
+
+@pytest.mark.parametrize(("speaker", "said", "memory"), VERDICTS)
+def test_a_verdict_on_the_news_is_left_out_of_the_memory(turns: FakeTurns, speaker: str, said: str,
+                                                         memory: str) -> None:
+    turns.add(1, said, speaker=speaker)
+    [found] = statements(turns.turns.values())
+    assert found.memory == memory
+    assert found.quote == said  # the evidence keeps every word
+
+
+def test_words_to_the_listener_by_a_short_name_and_look_at_this_are_no_memory(turns: FakeTurns) -> None:
+    """"Wow Mel, that painting's amazing!" said to Melanie was proposed as "Mel, that painting's
+    amazing. ..."; "Check out my painting for the art show!" as "Check out Caroline's painting ..."."""
+    turns.add(1, "We love painting together lately.", speaker="Melanie")
+    turns.add(2, "Wow Mel, that painting's amazing! The colors are so bold and it really highlights the beauty "
+                 "of nature.", speaker="Caroline")
+    turns.add(3, "Wow, Mel, family love and support is the best!", speaker="Caroline")
+    turns.add(4, "Check out my painting for the art show! I hope they like it.", speaker="Caroline")
+    turns.add(5, "Thanks, Mel! I adopted a beagle named Pixel last spring.", speaker="Caroline")
+    found = {s.turn.number: s.memory for s in statements(turns.turns.values())}
+    assert found == {5: "Caroline adopted a beagle named Pixel last spring."}
