@@ -716,6 +716,12 @@ def in_their_words(speaker: str, sentence: str) -> str:
     return said[:1].upper() + said[1:]
 
 
+# Laughter after the news ("..., donc mes soirées sont prises par les copies, lol.", "...加班挺多的，
+# 哈哈。"): the memory quotes the person's words without it.
+_LAUGHTER = re.compile(r"(?:(?:[,;，、]\s*|\s+)(?:lol|lmao|mdr|ptdr|haha\w*|hihi|hehe|jaja\w*|jeje\w*|kkk+|xd|ахах\w*)"
+                       r"|[,，、]?\s*(?:哈哈+|呵呵|嘿嘿|（笑）|\(笑\)|ｗｗ+))+\s*([.!?。！？]*)\s*$", re.IGNORECASE)
+
+
 def _foreign_statements(turn: IndexedTurn, found: Sequence[tuple[str, Table | None]],
                         speaker: str) -> list[Statement]:
     out: list[Statement] = []
@@ -729,6 +735,10 @@ def _foreign_statements(turn: IndexedTurn, found: Sequence[tuple[str, Table | No
         if rank <= 0:
             continue
         body = _peel_label(table.strip_openers(sentence, detached=True) if table else sentence, table)
+        if table is not None:
+            joined = table.strip_joining(body)
+            body = joined if len(table.words(joined) if table.spaced else joined) >= MIN_WORDS else body
+        body = _LAUGHTER.sub(r"\1", body).strip() or body
         body = body[:1].upper() + body[1:]
         out.append(Statement(turn, sentence, in_their_words(speaker, body), _plain_title(body), rank,
                              person=speaker))

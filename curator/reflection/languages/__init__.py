@@ -26,7 +26,7 @@ import yaml
 
 _FOLDER = Path(__file__).parent
 _WORD_RE = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?", re.UNICODE)
-_LIST_KEYS = ("stop", "self", "listener", "request", "greeting", "thanks", "small_talk",
+_LIST_KEYS = ("stop", "self", "listener", "request", "greeting", "thanks", "small_talk", "joining",
               "correction", "negation", "instruction", "lasting", "passing", "dates", "pointing")
 
 
@@ -100,6 +100,20 @@ class Table:
             else:
                 return stripped
         return _strip_leading(text)
+
+    def strip_joining(self, text: str) -> str:
+        """``text`` without an "and" or "but" that joins it to what was said before ("Et j'ai un
+        chien" -> "J'ai un chien"): dropping one changes nothing else in the clause."""
+        folded = text.casefold()
+        for entry in self.lists.get("joining", ()):
+            if not folded.startswith(entry):
+                continue
+            rest = text[len(entry):]
+            if self.spaced and not rest[:1].isspace():
+                continue  # "Et" of "Etienne", "e" of "era"
+            rest = rest.lstrip(" ,，、")
+            return rest[:1].upper() + rest[1:] if rest else text
+        return text
 
 
 def _word_match(word: str, entry: str) -> bool:

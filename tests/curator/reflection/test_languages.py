@@ -271,3 +271,25 @@ def test_a_stop_word_of_several_languages_counts_for_less_than_one_of_a_single_l
     found = statements([turn(1, "Meine Schwester Jana wohnt in Basel, und wir kochen manchmal zusammen."),
                         turn(2, "Korrektur: Jana wohnt inzwischen in Zürich, nicht mehr in Basel.")])
     assert [s.turn.number for s in found if s.corrects] == [2]
+
+
+@pytest.mark.parametrize(("said", "memory"), [
+    # Read as the person approving them, in held-out chats that store no name (2026-11-27).
+    ("Ach ja, und ich vertrage keine Laktose, das ist wichtig.", "Ich vertrage keine Laktose, das ist wichtig."),
+    ("Et j'ai un chien, un beagle qui s'appelle Caramel.", "J'ai un chien, un beagle qui s'appelle Caramel."),
+    ("Bon, déjà, je suis prof de maths dans un lycée à Lyon, donc mes soirées sont prises par les copies, lol.",
+     "Je suis prof de maths dans un lycée à Lyon, donc mes soirées sont prises par les copies."),
+    ("Sinon, je prends des cours de piano le jeudi soir depuis septembre.",
+     "Je prends des cours de piano le jeudi soir depuis septembre."),
+    ("Oye, tengo dos gatos y vivo en Sevilla desde 2020, jajaja.", "Tengo dos gatos y vivo en Sevilla desde 2020."),
+    # An opener not set off by a comma stays: "No tengo coche" must not lose its "No".
+    ("No tengo coche y voy en bici al trabajo cada día.", "No tengo coche y voy en bici al trabajo cada día."),
+    ("我在杭州的一家软件公司当测试工程师，平时加班挺多的，哈哈。", "我在杭州的一家软件公司当测试工程师，平时加班挺多的。"),
+    # An adverb that is part of a German clause stays: without it the quote would misquote them.
+    ("Übrigens laufe ich jeden Sonntagmorgen zehn Kilometer am Rhein entlang.",
+     "Übrigens laufe ich jeden Sonntagmorgen zehn Kilometer am Rhein entlang."),
+])
+def test_a_quoted_memory_leaves_out_openers_joining_words_and_laughter(said: str, memory: str) -> None:
+    [found] = statements([turn(1, said)], person="the user")
+    assert found.memory == f'The user said: "{memory}"'
+    assert found.quote == said  # the evidence keeps every word
