@@ -577,6 +577,8 @@ def _without_verdict(sentence: str) -> str:
     judged = re.search(r"\b" + _VERDICT_WORDS + r"\b", tail, re.IGNORECASE)
     if not (judged or _SHORT_VERDICT.search(tail)):
         return sentence  # "- it helps me express my emotions": more news, not a verdict
+    if judged and re.match(r"\s+\w+ing\b", tail[judged.end():]):
+        return sentence  # "- it was so cool spending time with them and seeing their eyes light up": what they did
     return news.rstrip(" ,;:-–—") + "."
 
 

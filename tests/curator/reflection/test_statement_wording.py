@@ -207,6 +207,8 @@ VERDICTS = [
     # More news after the dash, or a name or a number in it: kept.
     ("Melanie", "Pottery is a huge part of my life, not just a hobby - it helps me express my emotions.",
      "Pottery is a huge part of Melanie's life, not just a hobby - it helps them express their emotions."),
+    ("Melanie", "Yesterday I took the kids to the museum - it was so cool seeing their eyes light up.",
+     "Yesterday Melanie took the kids to the museum - it was so cool seeing their eyes light up."),
     ("Ana", "I moved to Porto last year - it was great to be near Maria again.",
      "Ana moved to Porto last year - it was great to be near Maria again."),
 ]
