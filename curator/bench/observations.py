@@ -15,13 +15,14 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from curator.index.text import STOP_WORDS, content_words, stems, tokenize
+from curator.index.text import STOP_WORDS, content_words, stem, stems, tokenize
 
 MATCH_SHARE = 0.5  # share of an observation's content words a staged item must hold
 
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+")
 _NUMBER_RE = re.compile(r"\d+(?:[.,:]\d+)*")
 _CAPITAL_RE = re.compile(r"\b[A-Z][\w'’-]*")
+_OPENING_RE = re.compile(r"(?:^|[.!?]\s+)([A-Z][\w'’-]*)")
 _FIRST_PERSON_RE = re.compile(r"\b(?:I|I'm|I’m|I've|I’ve|I'd|I'll|[Mm]y|[Mm]e|[Mm]yself|[Mm]ine)\b")
 # Words that start a sentence in a capital without naming anything.
 _PLAIN_CAPITALS = STOP_WORDS | frozenset(
@@ -158,12 +159,17 @@ def made_up_words(candidate: Candidate, messages: Mapping[str, SourceMessage]) -
     haystack = " ".join(f"{m.speaker} {m.text}" for m in cited)
     words = {_bare(w) for w in tokenize(haystack)}
     numbers = set(_NUMBER_RE.findall(haystack))
+    # A word that opens a sentence is capitalised for that alone: "Loves all dances", the
+    # title of "Jon loves all dances", retells the turn's "I love"; it is no name when the
+    # turn holds the same word (its stem), as a name made up there would not.
+    openers = {m.group(1) for m in _OPENING_RE.finditer(candidate.text)}
+    said = {stem(w) for w in words}
     missing = []
     for word in specific_words(candidate.text):
         if _NUMBER_RE.fullmatch(word):
             if word not in numbers:
                 missing.append(word)
-        elif not {_bare(w) for w in tokenize(word)} <= words:
+        elif not {_bare(w) for w in tokenize(word)} <= words and not (word in openers and stem(word) in said):
             missing.append(word)
     return missing
 

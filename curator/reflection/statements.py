@@ -268,48 +268,60 @@ _EVENT = re.compile(r"\b(?:yesterday|tomorrow|recently|ago|(?:last|next)\s+(?:we
                     re.IGNORECASE)
 
 
-_LASTING_RAW = frozenset(["shifts", "kids", "parents", "races", "years", "weekends", "mornings",
-                          "evenings", "lessons", "books", "plans", "children"])
-
-
 def title_of(memory: str, speaker: str, limit: int = 56) -> str:
-    """A short noun phrase for ``memory``: its first clause's content words after the name.
+    """A short title for ``memory``: its first clause, without the person's name.
 
-    "Maya works night shifts as a nurse at St. Clair Hospital, so ..." -> "Night shifts as a
-    nurse at St. Clair Hospital" (whole words only, never cut mid-word).
+    "Maya works night shifts as a nurse at St. Clair Hospital, so ..." -> "Works night shifts
+    as a nurse". The verb stays: titles made of what followed it read as fragments in the
+    review list ("All dances" for "Jon loves all dances, but contemporary is their top pick",
+    "Chance to visit" for "Gina never had a chance to visit it"). Whole words only, never cut
+    inside a name ("... lost their job at Door").
     """
     text = (sentences(memory) or [memory])[0].strip().rstrip(".!")
     head, colon, rest = text.partition(": ")
     if colon and len(head.split()) <= 4:
         text = rest.strip('"“”„')  # "One important thing: Maya is allergic ...", 'Alex said: "..."'
-    text = _CLAUSE_END.split(text, maxsplit=1)[0]
     words = text.split()
-    while words and words[0].lower().strip(",") in _LEADERS:
-        words = words[1:]
+    while words and (words[0].lower().strip(",") in _LEADERS
+                     or (words[0].endswith(",") and words[0][:-1].lower().endswith("ly"))):
+        words = words[1:]  # "Also", "Unfortunately,"
     size = len(speaker.split())
     for prefix in (f"{speaker}'s", f"{speaker}’s", speaker):
         if speaker and words and " ".join(words[:size]).casefold() == prefix.casefold():
             words = words[size:]
             break
-    # Drop the leading verb and function words: what is left starts with the thing itself.
-    while len(words) > 2 and (words[0].lower() in STOP_WORDS or (
-            words[0].islower() and words[0].endswith("s") and words[0] not in _LASTING_RAW)):
-        words = words[1:]
-    words = words[:8]
-    # Nor does it end on a dash ("Happened in the last month -").
-    while len(words) > 1 and (words[-1].lower() in STOP_WORDS or words[-1].endswith(".")
-                              or not any(c.isalnum() for c in words[-1])):
+    for _ in range(3):
+        if len(words) > 2 and words[0].lower().strip(",") in _LEADERS | _TITLE_LEADERS:
+            words = words[1:]  # "Maya also ...", "Maya just ..."
+        elif len(words) > 2 and words[0].lower() in _COPULAS:
+            words = words[1:]  # "is swamped with the kids" -> "Swamped with the kids"
+    clause = " ".join(words)
+    for cut in _TITLE_BREAK.finditer(clause):
+        if len(clause[:cut.start()].split()) >= 3:
+            clause = clause[:cut.start()]
+            break
+    words, left = [], clause.split()
+    while left and len(" ".join([*words, left[0]])) <= limit - 4:
+        words.append(left.pop(0))
+    while left and words and words[-1][:1].isupper() and left[0][:1].isupper():
+        words, left = words[:-1], [words[-1], *left]  # never "... at Door" of "Door Dash"
+    # A clause cut short does not end on "and" or "the"; a whole one keeps its words ("Lucky to have them").
+    while left and len(words) > 2 and (words[-1].lower().strip(",;:") in STOP_WORDS - _NEGATIONS
+                                       or not any(c.isalnum() for c in words[-1])):
         words = words[:-1]
     if len(words) < 2:
-        # Nothing but a verb left ("appreciates"): the sentence's own opening says more.
         words = text.split()[:6]
-        while len(words) > 1 and words[-1].lower() in STOP_WORDS:
-            words = words[:-1]
-        return elide(" ".join(words).rstrip(",;:"), limit)
-    phrase = elide(" ".join(words).rstrip(",;:"), limit)
+    phrase = elide(" ".join(words).rstrip(",;:-–—"), limit)
     return (phrase[:1].upper() + phrase[1:]) if phrase else elide(memory, limit)
 
 
+_COPULAS = frozenset(["is", "are", "was", "were", "am"])
+_TITLE_LEADERS = frozenset(["just", "really", "so"])
+_NEGATIONS = frozenset(["not", "never", "no", "can't", "cannot", "don't", "didn't", "won't", "isn't", "wasn't"])
+# Where a title's clause ends: a dash, a comma, a semicolon, or a joining word.
+_TITLE_BREAK = re.compile(r"\s+[-–—]+\s+|[,;]\s+|\s+(?:but|because|so|which|['’]?cause|since|while|when|and then)\s+|"
+                          r"\s+and\s+(?=(?:they|he|she|it|we)\b)",
+                          re.IGNORECASE)
 _CLAUSE_END = re.compile(r",\s+(?:so|which|because|but|and then|by the way)\b|;\s+")
 _LEADERS = frozenset(["also", "and", "but", "so", "actually", "well", "anyway", "oh", "it", "means"])
 
@@ -557,8 +569,9 @@ _VERDICT_WORDS = (r"(?:rewarding|exciting|great|awesome|amazing|cool|fun|special
                   r"unforgettable|surreal|epic|insane|a dream come true)")
 _VERDICT = re.compile(
     r"^(?P<news>.+?)(?:\s+[-–—]\s+|,\s+(?=which|it|that|so|such|and it)|\s+and\s+(?=it\b))"
-    r"(?P<tail>(?:but\s+|and\s+)?(?:(?:it|that|which|this)(?:['’]s| is| was| has been|['’]s been| has been)|so|such|what|"
-    r"(?:I\s+)?can['’]?t wait|come (?:and )?see|check it out|take a look)\b[^.!?]*|(?:the|my)\s[^.!?]{0,40}?\b(?:is|are|was|were)\s+"
+    r"(?P<tail>(?:but\s+|and\s+)?(?:(?:it|that|which|this)(?:['’]s| is| was| has been|['’]s been)|so|such|what|"
+    r"(?:I\s+)?can['’]?t wait|come (?:and )?see|check it out|take a look)\b[^.!?]*|"
+    r"(?:the|my)\s[^.!?]{0,40}?\b(?:is|are|was|were)\s+"
     r"(?:so\s+|really\s+|pretty\s+|super\s+|just\s+)?" + _VERDICT_WORDS + r"\b[^.!?]{0,20})"
     r"(?P<end>[.!?]*)\s*$",
     re.IGNORECASE)

@@ -43,6 +43,9 @@ def test_made_up_names_numbers_and_dates_are_found_at_the_start_of_a_sentence_to
     # A name that only another turn holds is made up for this item.
     assert made_up_words(Candidate("Omar adopted Biscuit.", ("D1:1",)), MESSAGES) == ["Omar"]
     assert made_up_words(Candidate("A cat.", ()), MESSAGES) == ["<cites no message of the conversation>"]
+    # A title that opens with the turn's own verb ("Loves cats" of "I love cats") names no one.
+    assert made_up_words(Candidate("Loves cats. Omar loves cats.", ("D1:2",)), MESSAGES) == []
+    assert made_up_words(Candidate("Adores cats. Omar adores cats.", ("D1:2",)), MESSAGES) == ["Adores"]
 
 
 def test_the_baseline_retells_first_person_statements_and_skips_questions() -> None:

@@ -50,7 +50,15 @@ def test_statements_are_the_persons_own_retold_with_their_name(turns: FakeTurns)
 
 def test_titles_are_short_phrases_of_whole_words() -> None:
     assert title_of("Maya works night shifts as a nurse at St. Clair Hospital, so Maya's sleep is a mess.",
-                    "Maya") == "Night shifts as a nurse at St. Clair"
+                    "Maya") == "Works night shifts as a nurse at St. Clair Hospital"
+    # The verb stays (it was "All dances", "Chance to visit"); a name is never cut in two.
+    assert title_of("Jon loves all dances, but contemporary is their top pick.", "Jon") == "Loves all dances"
+    assert title_of("Gina never had a chance to visit it. They've been only to Rome once.", "Gina") == \
+        "Never had a chance to visit it"
+    assert title_of("Unfortunately, Gina also lost their job at Door Dash this month.", "Gina") == \
+        "Lost their job at Door Dash this month"
+    assert title_of("Nate has had them for 3 years now and they bring Nate tons of joy.", "Nate") == \
+        "Has had them for 3 years now"
     assert title_of("One important thing: Maya is allergic to peanuts, so please flag them.", "Maya") == \
         "Allergic to peanuts"
     long = title_of("Maya " + "verylongword " * 20, "Maya")

@@ -284,7 +284,8 @@ def test_a_stop_word_of_several_languages_counts_for_less_than_one_of_a_single_l
     ("Oye, tengo dos gatos y vivo en Sevilla desde 2020, jajaja.", "Tengo dos gatos y vivo en Sevilla desde 2020."),
     # An opener not set off by a comma stays: "No tengo coche" must not lose its "No".
     ("No tengo coche y voy en bici al trabajo cada día.", "No tengo coche y voy en bici al trabajo cada día."),
-    ("我在杭州的一家软件公司当测试工程师，平时加班挺多的，哈哈。", "我在杭州的一家软件公司当测试工程师，平时加班挺多的。"),
+    ("我在杭州的一家软件公司当测试工程师，平时加班挺多的，哈哈。",
+     "我在杭州的一家软件公司当测试工程师，平时加班挺多的。"),
     # An adverb that is part of a German clause stays: without it the quote would misquote them.
     ("Übrigens laufe ich jeden Sonntagmorgen zehn Kilometer am Rhein entlang.",
      "Übrigens laufe ich jeden Sonntagmorgen zehn Kilometer am Rhein entlang."),

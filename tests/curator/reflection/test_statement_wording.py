@@ -152,7 +152,7 @@ def test_showing_a_picture_and_we_alone_are_no_memory(turns: FakeTurns) -> None:
     found = {s.turn.number: s for s in statements(turns.turns.values())}
     assert found[1].memory == "Caroline's friends and mentors are their rocks - they motivate Caroline."
     assert 2 not in found
-    assert found[3].title == "Happened in the last month"  # not "... month -"
+    assert found[3].title == "Much has happened in the last month"  # not "... month -"
     assert found[4].memory == "Bit tired today, but Gina started a new job at the bakery in Leeds."
 
 
