@@ -59,6 +59,11 @@ def test_titles_are_short_phrases_of_whole_words() -> None:
         "Lost their job at Door Dash this month"
     assert title_of("Nate has had them for 3 years now and they bring Nate tons of joy.", "Nate") == \
         "Has had them for 3 years now"
+    assert title_of("Maya is learning Portuguese because their sister Ana and Maya are going to Lisbon.",
+                    "Maya") == "Learning Portuguese"
+    assert title_of("Last week, Tim had a nice chat with a fan.", "Tim") == "Last week, Tim had a nice chat with a fan"
+    assert title_of("Melanie's kids are so excited about summer break.", "Melanie") == \
+        "Kids are so excited about summer break"
     assert title_of("One important thing: Maya is allergic to peanuts, so please flag them.", "Maya") == \
         "Allergic to peanuts"
     long = title_of("Maya " + "verylongword " * 20, "Maya")
