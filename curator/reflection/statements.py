@@ -485,6 +485,8 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
             if len(group) == 1 and _POINTING_INSIDE.search(quote):
                 continue  # "Going to those places is on my to-do list": which places?
             lasting = _lasting_part(group)
+            if all(_CHATTER.search(sentence) for sentence in lasting):
+                continue  # "I hope it's going well!" said of the listener's business: nothing of the person's
             memory = _DOUBLE_HYPHEN.sub(" – ", _EXCLAIMED.sub(".", _retold(_without_chatter(lasting), speaker)))
             rank = rank_of(quote)
             if rank <= 0:
@@ -581,8 +583,17 @@ _SHORT_VERDICT = re.compile(r"\b(?:so|such)\s+(?:an?\s+)?\w+(?:\s+\w+)?\s*[.!?]*
                             r"^(?:come (?:and )?see|check it out|take a look)\b", re.IGNORECASE)
 
 
+# The same verdict said first: "It's been tough, but I'm living my true self."
+_VERDICT_FIRST = re.compile(r"^\W*(?:it['’]s been|it['’]s|it was|it has been|things have been|life['’]s been)\s+"
+                            r"(?:\w+\s+)?(?:tough|hard|rough|crazy|wild|busy|hectic|bumpy|a (?:wild |crazy )?ride)"
+                            r"\s*,?\s+but\s+(?P<rest>.+)$", re.IGNORECASE)
+
+
 def _without_verdict(sentence: str) -> str:
-    """``sentence`` without a trailing verdict on its own news (see :data:`_VERDICT`)."""
+    """``sentence`` without a verdict on its own news, after it (see :data:`_VERDICT`) or before."""
+    first = _VERDICT_FIRST.match(sentence)
+    if first is not None and len(first.group("rest").split()) >= MIN_WORDS and _SINGULAR.search(first.group("rest")):
+        sentence = first.group("rest")[:1].upper() + first.group("rest")[1:]
     match = _VERDICT.match(sentence)
     if match is None:
         return sentence

@@ -204,6 +204,7 @@ VERDICTS = [
      "Caroline went to a LGBTQ support group yesterday."),
     ("Gina", "Starting and running my own biz has had its ups and downs - but it's been an amazing ride.",
      "Starting and running Gina's own biz has had its ups and downs."),
+    ("Jon", "It's been tough, but I'm living my true self.", "Jon is living their true self."),
     # More news after the dash, or a name or a number in it: kept.
     ("Melanie", "Pottery is a huge part of my life, not just a hobby - it helps me express my emotions.",
      "Pottery is a huge part of Melanie's life, not just a hobby - it helps them express their emotions."),
@@ -221,6 +222,14 @@ def test_a_verdict_on_the_news_is_left_out_of_the_memory(turns: FakeTurns, speak
     [found] = statements(turns.turns.values())
     assert found.memory == memory
     assert found.quote == said  # the evidence keeps every word
+
+
+def test_a_turn_of_nothing_but_chatter_is_no_memory(turns: FakeTurns) -> None:
+    """It was proposed as "Gina hopes it's going well."."""
+    turns.add(1, "Thanks! How is biz going? I hope it's going well!", speaker="Gina")
+    turns.add(2, "I hope it's going well. I opened my online clothes store last month.", speaker="Gina")
+    found = [s.memory for s in statements(turns.turns.values())]
+    assert found == ["Gina opened their online clothes store last month."]
 
 
 def test_words_to_the_listener_by_a_short_name_and_look_at_this_are_no_memory(turns: FakeTurns) -> None:
