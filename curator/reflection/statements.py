@@ -589,8 +589,23 @@ _VERDICT_FIRST = re.compile(r"^\W*(?:it['’]s been|it['’]s|it was|it has been
                             r"\s*,?\s+but\s+(?P<rest>.+)$", re.IGNORECASE)
 
 
+# Catching up said inside the news ("I've been running longer since our last chat", "Since we
+# spoke last, I ..."): the news is the memory, the last chat is not.
+_SINCE_LAST = re.compile(r"^since\s+we\s+(?:last\s+)?(?:chatted|talked|spoke)(?:\s+last)?\s*,\s*|"
+                         r"\s*,?\s+since\s+(?:our|the)\s+last\s+(?:chat|talk|conversation)\b|"
+                         r"\s*,?\s+since\s+we\s+(?:last\s+)?(?:chatted|talked|spoke)(?:\s+last)?\b", re.IGNORECASE)
+
+
+_LONG_WHILE = re.compile(r"\bbeen\s+(?:a while|ages|forever|a few days|a couple of days)\b", re.IGNORECASE)
+
+
 def _without_verdict(sentence: str) -> str:
-    """``sentence`` without a verdict on its own news, after it (see :data:`_VERDICT`) or before."""
+    """``sentence`` without a verdict on its own news, after it (see :data:`_VERDICT`) or before,
+    and without the catching up said inside it (:data:`_SINCE_LAST`)."""
+    plain = _SINCE_LAST.sub("", sentence).strip()
+    # "It's been ages since we talked, and I moved ..." would keep a bare "It's been ages": left whole.
+    if plain != sentence and len(plain.split()) >= MIN_WORDS and not _LONG_WHILE.search(sentence):
+        sentence = plain[:1].upper() + plain[1:]
     first = _VERDICT_FIRST.match(sentence)
     if first is not None and len(first.group("rest").split()) >= MIN_WORDS and _SINGULAR.search(first.group("rest")):
         sentence = first.group("rest")[:1].upper() + first.group("rest")[1:]

@@ -205,6 +205,9 @@ VERDICTS = [
     ("Gina", "Starting and running my own biz has had its ups and downs - but it's been an amazing ride.",
      "Starting and running Gina's own biz has had its ups and downs."),
     ("Jon", "It's been tough, but I'm living my true self.", "Jon is living their true self."),
+    ("Melanie", "I've been running longer since our last chat.", "Melanie has been running longer."),
+    ("John", "Since we spoke last, I graduated with a degree in public policy.",
+     "John graduated with a degree in public policy."),
     # More news after the dash, or a name or a number in it: kept.
     ("Melanie", "Pottery is a huge part of my life, not just a hobby - it helps me express my emotions.",
      "Pottery is a huge part of Melanie's life, not just a hobby - it helps them express their emotions."),
