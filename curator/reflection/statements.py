@@ -69,10 +69,9 @@ _POINTING = re.compile(r"^(?:it|that|this|these|those|they|he|she|let['’]s|let
 # "those places", "these kids" in a statement of one sentence: what they are was said before it.
 _POINTING_INSIDE = re.compile(r"\b(?:those|these)\s+(?!days\b)[a-z]+", re.IGNORECASE)
 _EXCLAIMED = re.compile(r"[!！]+(?=\s|$)|(?<=\w)[!?]{2,}")
-# Showing something the client attaches: "Here's a pic of ...", "Check out this photo".
-_SHOWING = re.compile(r"^(?:(?:here['’]?s|here is|check out|look at)\s+(?:an?|this|that|my|our|the)?\s*"
-                      r"(?:pic|picture|photo|snap|shot|screenshot|selfie|video)s?\b|"
-                      r"(?:take|have) a look(?: at)?(?: this| these| it)?\s*[.!]*$)", re.IGNORECASE)
+# Showing something the client attaches: "Here's a pic of ..." (asking to look at it is _LOOK).
+_SHOWING = re.compile(r"^(?:here['’]?s|here is)\s+(?:an?|this|that|my|our|the)?\s*"
+                      r"(?:pic|picture|photo|snap|shot|screenshot|selfie|video)s?\b", re.IGNORECASE)
 # Asking the listener to look ("Check out my painting for the art show!", "Check my ideal dance
 # studio by the water."): it points at what the client showed; as a memory it read "Check out
 # Caroline's painting for the art show."
@@ -324,7 +323,6 @@ _NEGATIONS = frozenset(["not", "never", "no", "can't", "cannot", "don't", "didn'
 _TITLE_BREAK = re.compile(r"\s+[-–—]+\s+|[,;]\s+|\s+(?:but|because|['’]?cause|since|while|when|and then)\s+|"
                           r"\s+and\s+(?=(?:they|he|she|it|we)\b)",
                           re.IGNORECASE)
-_CLAUSE_END = re.compile(r",\s+(?:so|which|because|but|and then|by the way)\b|;\s+")
 _LEADERS = frozenset(["also", "and", "but", "so", "actually", "well", "anyway", "oh", "it", "means"])
 
 def _called(name: str) -> str:
@@ -579,6 +577,7 @@ _VERDICT = re.compile(
     r"(?:so\s+|really\s+|pretty\s+|super\s+|just\s+)?" + _VERDICT_WORDS + r"\b[^.!?]{0,20})"
     r"(?P<end>[.!?]*)\s*$",
     re.IGNORECASE)
+_VERDICT_WORD = re.compile(rf"\b{_VERDICT_WORDS}\b", re.IGNORECASE)
 _SHORT_VERDICT = re.compile(r"\b(?:so|such)\s+(?:an?\s+)?\w+(?:\s+\w+)?\s*[.!?]*$|\bcan['’]?t wait\b|"
                             r"^(?:come (?:and )?see|check it out|take a look)\b", re.IGNORECASE)
 
@@ -596,7 +595,8 @@ _SINCE_LAST = re.compile(r"^since\s+we\s+(?:last\s+)?(?:chatted|talked|spoke)(?:
                          r"\s*,?\s+since\s+we\s+(?:last\s+)?(?:chatted|talked|spoke)(?:\s+last)?\b", re.IGNORECASE)
 
 
-_LONG_WHILE = re.compile(r"\bbeen\s+(?:a while|ages|forever|a few days|a couple of days)\b", re.IGNORECASE)
+_A_WHILE = r"been (?:a while|ages|a few days|a couple of days|forever)"
+_LONG_WHILE = re.compile(rf"\b{_A_WHILE}\b", re.IGNORECASE)
 
 
 def _without_verdict(sentence: str) -> str:
@@ -615,7 +615,7 @@ def _without_verdict(sentence: str) -> str:
     news, tail = match.group("news"), match.group("tail")
     if len(news.split()) < MIN_WORDS + 1 or _NAMED.search(tail) or any(c.isdigit() for c in tail):
         return sentence
-    judged = re.search(r"\b" + _VERDICT_WORDS + r"\b", tail, re.IGNORECASE)
+    judged = _VERDICT_WORD.search(tail)
     if not (judged or _SHORT_VERDICT.search(tail)):
         return sentence  # "- it helps me express my emotions": more news, not a verdict
     if judged and re.match(r"\s+\w+ing\b", tail[judged.end():]):
@@ -678,7 +678,7 @@ _CHATTER = re.compile(r"^\W*(?:I\s+(?:\S+\s+)?agree\b[^.!?]{0,20}[.!?]*\s*$|"
 
 # Catching up, not news: "Been a few days since we chatted", "Things have been hectic lately".
 _CATCH_UP = re.compile(r"\b(?:since we (?:last )?(?:chatted|talked|spoke)|since (?:our|the) last (?:chat|talk)|"
-                       r"(?:it['’]s )?been (?:a while|ages|a few days|a couple of days|forever)|"
+                       rf"(?:it['’]s )?{_A_WHILE}|"
                        r"long time no (?:see|talk|chat|speak)|things have been (?:\w+ )?(?:hectic|crazy|busy|wild))\b",
                        re.IGNORECASE)
 
