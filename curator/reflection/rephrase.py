@@ -102,6 +102,48 @@ def _compound(before: str) -> bool:
     return other[:1].isupper() or (len(words) >= 3 and words[-3].lower() in ("my", "our", "his", "her"))
 
 
+# The person and someone of theirs as one subject: "my partner and I", "me and my sister".
+_WITH_ME = re.compile(r"\b(?:[Mm]y ((?:[a-z]+ ){0,2}?[a-z]+) (?:and|&) I\b(?!['’])|"
+                      r"[Mm]e and my ((?:[a-z]+ ){0,2}?[a-z]+)\b)")
+# What "we" stands for once a memory has said who: "The user and their partner adopted a
+# greyhound. We're thinking about moving" -> "They're thinking about moving".
+_WE_WORDS = {"we": "they", "our": "their", "ours": "theirs", "us": "them"}
+_WE_RE = re.compile(r"\b(we|our|ours|us)\b", re.IGNORECASE)
+
+
+def companion_of(text: str) -> str | None:
+    """Who the person does things with, said as "my partner and I" or "me and my sister"."""
+    found = _WITH_ME.findall(text)
+    return (found[-1][0] or found[-1][1]) if found else None
+
+
+_WE_SUBJECT = re.compile(r"\b[Ww]e(?:['’](re|ve|ll|d))?\b")
+_WE_VERBS = {"re": " are", "ve": " have", "ll": " will", "d": " would"}
+
+
+def we_as(sentence: str, companion: str) -> str:
+    """``sentence`` with its first "we" said as the person and ``companion`` ("We're moving" ->
+    "My partner and I are moving"), for the rules of :func:`as_memory` to retell."""
+    def subject(match: re.Match[str]) -> str:
+        lead = "My" if match.group(0)[:1] == "W" else "my"
+        return f"{lead} {companion} and I{_WE_VERBS.get((match.group(1) or '').lower(), '')}"
+
+    return _WE_SUBJECT.sub(subject, sentence, count=1)
+
+
+def we_resolved(memory: str, name: str) -> str:
+    """``memory`` with the "we" after "<name> and their <someone>" said as "they" (see :data:`_WE_WORDS`)."""
+    said = re.search(rf"\b{re.escape(name)} and their\b", memory, re.IGNORECASE)
+    if said is None:
+        return memory
+
+    def they(match: re.Match[str]) -> str:
+        word = _WE_WORDS[match.group(1).lower()]
+        return word.capitalize() if match.group(1)[:1].isupper() else word
+
+    return memory[:said.end()] + _WE_RE.sub(they, memory[said.end():])
+
+
 _PLACE_WORDS = frozenset(["in", "at", "from", "to", "near", "around", "outside", "inside", "for", "of", "on"])
 
 _OTHERS = re.compile(r"\b(?:they|them|their|theirs|they['’](?:re|ve|ll|d))\b", re.IGNORECASE)
@@ -166,6 +208,9 @@ def as_memory(text: str, speaker: str, *, named: bool = False, again: bool = Tru
         return text
 
     plural = _OTHERS.search(text) is not None
+    # "My partner and I adopted a dog": the person first, as a memory says it ("Maya and their
+    # partner adopted a dog"), where the rules below made "Maya's partner and Maya".
+    text = _WITH_ME.sub(lambda m: f"{name} and their {m.group(1) or m.group(2)}", text)
     # Once the name is said, a later "I" is not the name again ("Jon has been into dancing since
     # Jon was a kid ... so Jon can teach", issue 20): after "and"/"but" the subject is dropped
     # ("and studies Portuguese"), elsewhere it is "they". Not where "they" already means others,

@@ -28,9 +28,12 @@ from curator.reflection.narrowing import sentences
 from curator.reflection.rephrase import (
     GENERIC_SPEAKERS,
     as_memory,
+    companion_of,
     is_first_person,
     is_quotation,
     speaks_of_others,
+    we_as,
+    we_resolved,
     with_subject,
 )
 from curator.sources.turns import IndexedTurn
@@ -54,7 +57,7 @@ _CORRECTION = re.compile(
     re.IGNORECASE,
 )
 _SMALL_TALK = re.compile(
-    r"^(?:hi|hey|hello|morning|good (?:morning|evening|night)|thanks|thank you|ok(?:ay)?|sure|"
+    r"^(?:hi|hey|hello|morning|good (?:morning|evening|night)|thanks|thank you|ok(?:ay)?|sure|wait(?=\s*[,!])|"
     r"yes|yeah|no|nope|perfect|great|cool|wow|haha|lol|fair enough|good idea|sounds good|bye|"
     r"see you|nice|awesome|congrats|congratulations|yep|yup|woah|whoa|shure|totally|definitely|exactly|"
     r"of course|sorry to hear(?: that)?|way to go|well done|good luck|keep it up|so proud|me too|same here|"
@@ -228,7 +231,9 @@ def _retold(parts: list[str], speaker: str) -> str:
         out.append(as_memory(plain, speaker, named=named and not others))
         others = others or speaks_of_others(plain)
         named = named or is_first_person(plain)
-    return " ".join(out)
+    # A news cut short of its request ("I'm lactose intolerant, so can you ...") ends as a sentence.
+    return we_resolved(" ".join(o if o.rstrip()[-1:] in ".!?…\"'”)" else o.rstrip() + "." for o in out),
+                       " ".join(speaker.split()))
 
 
 def _as_said_of_self(sentence: str) -> str:
@@ -285,7 +290,10 @@ def title_of(memory: str, speaker: str, limit: int = 56) -> str:
                      or (words[0].endswith(",") and words[0][:-1].lower().endswith("ly"))):
         words = words[1:]  # "Also", "Unfortunately,"
     size = len(speaker.split())
+    together = [w.lower() for w in words[size:size + 2]] == ["and", "their"]  # "Maya and their sister went ..."
     for prefix in (f"{speaker}'s", f"{speaker}’s", speaker):
+        if together:
+            break  # without the name, "Their sister went hiking" would be about the sister
         if speaker and words and " ".join(words[:size]).casefold() == prefix.casefold():
             words = words[size:]
             break
@@ -372,11 +380,23 @@ _TELLING = re.compile(r"\b(?:I\s+)?(?:just\s+)?(?:wanted|want)\s+to\s+let\s+you\
 
 
 def _told(sentence: str) -> str:
-    """``sentence`` without its "I wanted to let you know" ("... let you know I did X" -> "I did X")."""
+    """``sentence`` without its "I wanted to let you know" ("... let you know I did X" -> "I did X")
+    and without a request that follows the news in the same sentence (:data:`_THEN_ASKS`)."""
+    asked = _THEN_ASKS.match(sentence.strip())
+    if asked is not None and _SINGULAR.search(asked.group("news")) and len(asked.group("news").split()) >= MIN_WORDS:
+        sentence = asked.group("news")
     rest = _TELLING.sub("", sentence, count=1).strip()
     if rest == sentence.strip() or len(rest.split()) < MIN_WORDS:
         return sentence
     return rest[:1].upper() + rest[1:]
+
+
+# The news, then a request in the same sentence: "I'm lactose intolerant, so can you suggest a
+# dairy-free loaf?" The request made the whole sentence a question, and a lasting fact (a diet,
+# an allergy) was lost; the news is kept, the request is not.
+_THEN_ASKS = re.compile(r"^(?P<news>.+?)(?:,\s*(?:so|and|but)\s+|\s+[-–—]\s+|;\s*|,\s*)"
+                        r"(?:(?:can|could|would|will)\s+you|please|any\s+(?:tips|ideas|advice|suggestions))\b.*$",
+                        re.IGNORECASE)
 
 
 def _kept_sentences(text: str, listeners: frozenset[str] = frozenset(),
@@ -433,6 +453,8 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
     turns = list(turns)
     people = frozenset(" ".join((t.speaker or "").split()) for t in turns) - {""}
     last: dict[str, IndexedTurn] = {}  # the latest turn of each conversation so far
+    # Who "we" is: the companion the person named in their turn before ("my partner and I").
+    together: dict[tuple[str, str], str | None] = {}
     for turn in turns:
         speaker = " ".join((turn.speaker or "").split())
         previous = last.get(turn.conversation)
@@ -444,6 +466,9 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
         if (len(turn.text.split()) > PASTED_WORDS and not _FIRST_PERSON.search(turn.text)
                 and detect(turn.text) == "en"):
             continue  # a long text with no "I" in it is pasted material (an article), not the person's news
+        key = (turn.conversation, speaker)
+        companion = companion_of(turn.text) or together.get(key)
+        together[key] = companion_of(turn.text)
         groups: list[list[str]] = []
         spoken: dict[str, str] = {}
         in_character = role_play(turn.text)
@@ -474,6 +499,12 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
             subject = " ".join(with_subject(_plain(s)) for s in group)
             if not _FIRST_PERSON.search(subject) and not _NAMED.search(quote):
                 continue
+            said = group  # what the memory is worded from; the quote stays ``group``
+            if companion and not _SINGULAR.search(subject) and _WE.search(subject):
+                # "We're thinking about moving to Leeds", after "my partner and I adopted a dog":
+                # the two of them, which code can say.
+                said = [we_as(sentence, companion) for sentence in group]
+                subject = " ".join(with_subject(_plain(s)) for s in said)
             if not _SINGULAR.search(subject) and (_WE.search(subject) or not _NAMED.search(quote)):
                 # Only "we": code cannot say who, and the memory would read "We played games" or,
                 # with a name in it, "We just did a contemporary piece called "Finding Freedom.""
@@ -482,7 +513,7 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
                 continue
             if len(group) == 1 and _POINTING_INSIDE.search(quote):
                 continue  # "Going to those places is on my to-do list": which places?
-            lasting = _lasting_part(group)
+            lasting = _lasting_part(said)
             if all(_CHATTER.search(sentence) for sentence in lasting):
                 continue  # "I hope it's going well!" said of the listener's business: nothing of the person's
             memory = _DOUBLE_HYPHEN.sub(" – ", _EXCLAIMED.sub(".", _retold(_without_chatter(lasting), speaker)))
@@ -501,7 +532,7 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
     return out
 
 
-_OPENERS = re.compile(r"^(?:(?:also|and|but|so|actually|oh|well|anyway|by the way|one important thing|"
+_OPENERS = re.compile(r"^(?:(?:also|and|but|so|actually|oh|well|anyway|wait(?=\s*,)|by the way|one important thing|"
                       r"in the meantime|meanwhile|btw|on (?:a|another|an|the) (?:different|other|side|unrelated) note|"
                       r"speaking of which)\b[\s,:]*)+",
                       re.IGNORECASE)
@@ -515,7 +546,9 @@ def _plain(sentence: str) -> str:
     """``sentence`` without chat openers and fillers ("Also", "Perfect.", ", by the way")."""
     text = _OPENERS.sub("", _LABEL.sub("", _SMALL_TALK.sub("", sentence).strip()))
     text = _FILLER.sub("", text).strip()
-    if len(text.split()) < MIN_WORDS:
+    # Three words that open with "I" are a sentence ("I'm lactose intolerant"); other short
+    # rests are fragments, left with their opener.
+    if len(text.split()) < MIN_WORDS and not (len(text.split()) == MIN_WORDS - 1 and _SINGULAR.match(text)):
         return sentence
     return text[:1].upper() + text[1:]
 
@@ -602,6 +635,7 @@ _LONG_WHILE = re.compile(rf"\b{_A_WHILE}\b", re.IGNORECASE)
 def _without_verdict(sentence: str) -> str:
     """``sentence`` without a verdict on its own news, after it (see :data:`_VERDICT`) or before,
     and without the catching up said inside it (:data:`_SINCE_LAST`)."""
+    sentence = _LAUGHTER.sub(r"\1", sentence).strip() or sentence  # "... for weeks lol."
     plain = _SINCE_LAST.sub("", sentence).strip()
     # "It's been ages since we talked, and I moved ..." would keep a bare "It's been ages": left whole.
     if plain != sentence and len(plain.split()) >= MIN_WORDS and not _LONG_WHILE.search(sentence):
@@ -777,10 +811,15 @@ def _foreign_statements(turn: IndexedTurn, found: Sequence[tuple[str, Table | No
         rank = _foreign_rank(sentence, table)
         if rank <= 0:
             continue
-        body = _peel_label(table.strip_openers(sentence, detached=True) if table else sentence, table)
-        if table is not None:
-            joined = table.strip_joining(body)
-            body = joined if len(table.words(joined) if table.spaced else joined) >= MIN_WORDS else body
+        body = sentence
+        for _ in range(3):  # "Oye, y por cierto, tengo ...": an opener, "and", another opener
+            before = body
+            body = _peel_label(table.strip_openers(body, detached=True) if table else body, table)
+            if table is not None:
+                joined = table.strip_joining(body)
+                body = joined if len(table.words(joined) if table.spaced else joined) >= MIN_WORDS else body
+            if body == before:
+                break
         body = _LAUGHTER.sub(r"\1", body).strip() or body
         body = body[:1].upper() + body[1:]
         out.append(Statement(turn, sentence, in_their_words(speaker, body), _plain_title(body), rank,

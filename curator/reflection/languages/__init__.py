@@ -93,7 +93,10 @@ class Table:
                 if not folded.startswith(entry):
                     continue
                 if detached and self.spaced and folded[cut:].lstrip(" ")[:1].isalnum():
-                    continue  # part of the clause ("Übrigens laufe ich"): a quote keeps it
+                    after = stripped[cut:].lstrip(" ")
+                    if self.strip_openers(after, detached=True) == after:
+                        continue  # part of the clause ("Übrigens laufe ich"): a quote keeps it
+                    # else a run of openers set off together ("Pues mira, ..."): all of it goes
                 if len(folded) == cut or not folded[cut].isalnum() or not self.spaced:
                     text = stripped[cut:].lstrip(" ,.!;:、，。！-–—")
                     break

@@ -174,7 +174,7 @@ def test_only_we_is_no_memory_code_cannot_say_who() -> None:
     """Issue 20: "We played games ..." retold stays "We played games": nobody could approve it."""
     assert statements([turn(1, "We played games, ate good food, and just hung out together.")]) == []
     [kept] = statements([turn(1, "My husband and I went camping with the kids last weekend.")], person="Mel")
-    assert kept.memory.startswith("Mel's husband and Mel went camping")
+    assert kept.memory.startswith("Mel and their husband went camping")
 
 
 def test_a_foreign_correction_of_a_weekday_is_a_candidate_without_its_label_and_finds_its_fact() -> None:
@@ -294,3 +294,24 @@ def test_a_quoted_memory_leaves_out_openers_joining_words_and_laughter(said: str
     [found] = statements([turn(1, said)], person="the user")
     assert found.memory == f'The user said: "{memory}"'
     assert found.quote == said  # the evidence keeps every word
+
+
+@pytest.mark.parametrize(("said", "quoted"), [
+    ("Pues mira, trabajo como fisioterapeuta en una clínica de Valencia.",
+     "Trabajo como fisioterapeuta en una clínica de Valencia."),
+    ("Oye, y por cierto, tengo una gata que se llama Lía.", "Tengo una gata que se llama Lía."),
+    ("Perdona, me he liado: mi hermana vive en Santander, no en Bilbao.",
+     "Mi hermana vive en Santander, no en Bilbao."),
+    ("Scusa, faccio l'insegnante di matematica a Bologna da dieci anni.",
+     "Faccio l'insegnante di matematica a Bologna da dieci anni."),
+])
+def test_a_run_of_openers_and_an_apology_are_not_quoted(said: str, quoted: str) -> None:
+    """A chat in Spanish that stores no name: "Pues mira,", "Oye, y por cierto," and "Perdona, me he
+    liado:" were quoted in the memory as the person's news."""
+    [found] = statements([turn(1, said)])
+    assert found.memory == f'The user said: "{quoted}"'
+
+
+def test_an_opener_that_is_part_of_the_clause_stays_after_another() -> None:
+    [found] = statements([turn(1, "Ja, übrigens laufe ich im April meinen ersten Halbmarathon in Hamburg.")])
+    assert found.memory == 'The user said: "Übrigens laufe ich im April meinen ersten Halbmarathon in Hamburg."'

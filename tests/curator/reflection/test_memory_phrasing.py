@@ -108,7 +108,7 @@ def test_a_compound_subject_keeps_the_name_and_the_plural_verb() -> None:
         "Ana and Maya are going to Lisbon, and Maya was excited."
     assert as_memory("Tom and I was neighbours.", "Maya") == "Tom and Maya were neighbours."
     assert as_memory("I love hiking, and my sister and I go every summer.", "Maya") == \
-        "Maya loves hiking, and their sister and Maya go every summer."
+        "Maya loves hiking, and Maya and their sister go every summer."
     # Where "they" already means others, the name stays.
     assert as_memory("My kids keep me busy; they know I love them.", "Maya") == \
         "Maya's kids keep Maya busy; they know Maya loves them."

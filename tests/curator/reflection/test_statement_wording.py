@@ -56,7 +56,7 @@ def test_agreeing_and_how_things_go_are_left_out_of_the_memory_not_the_choice(tu
     turns.add(1, "I 100% agree, Mel. My sister and I hike in the Alps every August.", speaker="Caroline")
     turns.add(2, "It's been going well. Last week I started a pottery class on Thursdays.", speaker="Tim")
     found = {s.turn.number: s for s in statements(turns.turns.values())}
-    assert found[1].memory == "Caroline's sister and Caroline hike in the Alps every August."
+    assert found[1].memory == "Caroline and their sister hike in the Alps every August."
     assert found[2].memory == "Last week Tim started a pottery class on Thursdays."
     assert found[2].offered.startswith("It's been going well.")  # the chooser reads what it was measured on
 
@@ -246,3 +246,39 @@ def test_words_to_the_listener_by_a_short_name_and_look_at_this_are_no_memory(tu
     turns.add(5, "Thanks, Mel! I adopted a beagle named Pixel last spring.", speaker="Caroline")
     found = {s.turn.number: s.memory for s in statements(turns.turns.values())}
     assert found == {5: "Caroline adopted a beagle named Pixel last spring."}
+
+
+def test_the_person_and_their_companion_are_one_subject_and_we_is_them(turns: FakeTurns) -> None:
+    """A chat that stores no name: "my partner and I" read "The user's partner and the user", and
+    the "we" of the next turn was no memory at all, though it was the couple's plan."""
+    turns.add(1, "By the way my partner and I just adopted a greyhound, he's called Biscuit.", speaker="user")
+    turns.add(2, "Congratulations on Biscuit!", role="assistant", speaker="assistant")
+    turns.add(3, "We're thinking about moving to Leeds next year, it's cheaper there.", speaker="user")
+    found = {s.turn.number: s for s in statements(turns.turns.values())}
+    assert found[1].memory == "The user and their partner just adopted a greyhound, he's called Biscuit."
+    # The title keeps the person: "Their partner just adopted ..." would be the partner's news.
+    assert found[1].title == "The user and their partner just adopted a greyhound"
+    assert found[3].memory == ("The user and their partner are thinking about moving to Leeds next year, "
+                               "it's cheaper there.")
+    assert found[3].quote == "We're thinking about moving to Leeds next year, it's cheaper there."
+
+
+def test_we_later_in_the_memory_is_they_and_a_we_with_no_one_named_is_still_no_memory(turns: FakeTurns) -> None:
+    turns.add(1, "My sister and I went hiking in Wales. We saw wild horses and our feet hurt for days.", speaker="Ana")
+    alone = turns.add(2, "We played games, ate good food, and just hung out together.", speaker="Ana")
+    found = {s.turn.number: s for s in statements([turns.turns[1]])}
+    assert found[1].memory == ("Ana and their sister went hiking in Wales. They saw wild horses and their feet "
+                               "hurt for days.")
+    assert statements([alone]) == []  # who "we" is, no turn says
+
+
+def test_the_news_before_a_request_is_kept_and_laughter_is_not(turns: FakeTurns) -> None:
+    turns.add(1, "Actually wait, I'm lactose intolerant, so can you suggest a dairy-free sandwich loaf?",
+              speaker="user")
+    turns.add(2, "So I've been baking sourdough every morning for years lol.", speaker="user")
+    turns.add(3, "Can you suggest a dairy-free loaf, please?", speaker="user")
+    found = {s.turn.number: s for s in statements(turns.turns.values())}
+    assert found[1].memory == "The user is lactose intolerant."
+    assert found[1].quote == "Actually wait, I'm lactose intolerant"  # words of the turn, as it has them
+    assert found[2].memory == "The user has been baking sourdough every morning for years."
+    assert 3 not in found
