@@ -105,8 +105,10 @@ def _compound(before: str) -> bool:
 # The person and someone of theirs as one subject: "my partner and I", "me and my sister".
 _WITH_ME = re.compile(r"\b(?:[Mm]y ((?:[a-z]+ ){0,2}?[a-z]+) (?:and|&) I\b(?!['’])|"
                       r"[Mm]e and my ((?:[a-z]+ ){0,2}?[a-z]+)\b)")
-# What "we" stands for once a memory has said who: "The user and their partner adopted a
-# greyhound. We're thinking about moving" -> "They're thinking about moving".
+# "We" in a memory about the person is them and theirs: "The user and their partner adopted a
+# greyhound. We're thinking about moving" -> "They're thinking about moving"; "Melanie's kids are
+# excited about summer break. We're thinking about going camping" -> "They're thinking ...";
+# "John is passionate about education in our community" -> "in their community".
 _WE_WORDS = {"we": "they", "our": "their", "ours": "theirs", "us": "them"}
 _WE_RE = re.compile(r"\b(we|our|ours|us)\b", re.IGNORECASE)
 
@@ -132,8 +134,10 @@ def we_as(sentence: str, companion: str) -> str:
 
 
 def we_resolved(memory: str, name: str) -> str:
-    """``memory`` with the "we" after "<name> and their <someone>" said as "they" (see :data:`_WE_WORDS`)."""
-    said = re.search(rf"\b{re.escape(name)} and their\b", memory, re.IGNORECASE)
+    """``memory`` with each "we" after the person is named said as "they" (see :data:`_WE_WORDS`)."""
+    if name.casefold() in GENERIC_SPEAKERS:
+        return memory
+    said = re.search(rf"\b{re.escape(name)}\b", memory, re.IGNORECASE)
     if said is None:
         return memory
 

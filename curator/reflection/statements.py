@@ -304,6 +304,8 @@ def title_of(memory: str, speaker: str, limit: int = 56) -> str:
             words = words[1:]  # "is swamped with the kids" -> "Swamped with the kids"
     clause = " ".join(words)
     for cut in _TITLE_BREAK.finditer(clause):
+        if together and clause[:cut.start()].casefold() == speaker.casefold():
+            continue  # "Maya | and their sister": the subject, not a clause
         # Two words before "because" make a title ("Learning Portuguese"); before a comma they are
         # mostly a time or a topic ("Last week,", "Besides writing,").
         if len(clause[:cut.start()].split()) >= (2 if cut.group().strip()[:1].isalpha() else 3):
@@ -329,7 +331,7 @@ _TITLE_LEADERS = frozenset(["just", "really", "so"])
 _NEGATIONS = frozenset(["not", "never", "no", "can't", "cannot", "don't", "didn't", "won't", "isn't", "wasn't"])
 # Where a title's clause ends: a dash, a comma, a semicolon, or a joining word.
 _TITLE_BREAK = re.compile(r"\s+[-–—]+\s+|[,;]\s+|\s+(?:but|because|['’]?cause|since|while|when|and then)\s+|"
-                          r"\s+and\s+(?=(?:they|he|she|it|we)\b)",
+                          r"\s+and\s+(?=(?:they|he|she|it|we|their|our|his|her)\b)",
                           re.IGNORECASE)
 _LEADERS = frozenset(["also", "and", "but", "so", "actually", "well", "anyway", "oh", "it", "means"])
 

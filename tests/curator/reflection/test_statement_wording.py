@@ -282,3 +282,19 @@ def test_the_news_before_a_request_is_kept_and_laughter_is_not(turns: FakeTurns)
     assert found[1].quote == "Actually wait, I'm lactose intolerant"  # words of the turn, as it has them
     assert found[2].memory == "The user has been baking sourdough every morning for years."
     assert 3 not in found
+
+
+@pytest.mark.parametrize(("said", "memory"), [
+    ("My kids are so excited about summer break! We're thinking about going camping next month.",
+     "John's kids are so excited about summer break. They're thinking about going camping next month."),
+    ("I'm passionate about improving education and infrastructure in our community.",
+     "John is passionate about improving education and infrastructure in their community."),
+    ("I'm a shooting guard for the team and our season opener is next week.",
+     "John is a shooting guard for the team and their season opener is next week."),
+])
+def test_we_in_a_memory_about_the_person_is_they(turns: FakeTurns, said: str, memory: str) -> None:
+    """Read as the person approving it, "our community" in a memory about John is a copy of the chat."""
+    turns.add(1, said, speaker="John")
+    [found] = statements(turns.turns.values())
+    assert found.memory == memory
+    assert found.title != "A shooting guard for the team and their season"  # a title ends before "and their"
