@@ -331,7 +331,7 @@ _TITLE_LEADERS = frozenset(["just", "really", "so"])
 _NEGATIONS = frozenset(["not", "never", "no", "can't", "cannot", "don't", "didn't", "won't", "isn't", "wasn't"])
 # Where a title's clause ends: a dash, a comma, a semicolon, or a joining word.
 _TITLE_BREAK = re.compile(r"\s+[-–—]+\s+|[,;]\s+|\s+(?:but|because|['’]?cause|since|while|when|and then)\s+|"
-                          r"\s+and\s+(?=(?:they|he|she|it|we|their|our|his|her)\b)",
+                          r"\s+(?:and|so)\s+(?=(?:they|he|she|it|we|their|our|his|her)\b)",
                           re.IGNORECASE)
 _LEADERS = frozenset(["also", "and", "but", "so", "actually", "well", "anyway", "oh", "it", "means"])
 
@@ -719,6 +719,12 @@ _CATCH_UP = re.compile(r"\b(?:since we (?:last )?(?:chatted|talked|spoke)|since 
                        re.IGNORECASE)
 
 
+# A sentence that says it changes the subject ("Anyway I'm a night-shift nurse ...", "By the
+# way my partner and I ..."): another fact, another proposal.
+_NEW_TOPIC = re.compile(r"^\W*(?:anyway|anyways|by the way|btw|on another note|on a different note|"
+                        r"in other news|oh,? and|also,)\b", re.IGNORECASE)
+
+
 def _groups(kept: Sequence[str]) -> list[list[str]]:
     """Consecutive sentences in groups of at most :data:`MAX_SENTENCES` and :data:`MAX_CHARS`.
 
@@ -731,7 +737,7 @@ def _groups(kept: Sequence[str]) -> list[list[str]]:
     """
     groups: list[list[str]] = []
     for sentence in kept:
-        if (groups and len(groups[-1]) < MAX_SENTENCES
+        if (groups and len(groups[-1]) < MAX_SENTENCES and not _NEW_TOPIC.match(sentence)
                 and len(" ".join([*groups[-1], sentence])) <= MAX_CHARS):
             groups[-1].append(sentence)
         else:

@@ -298,3 +298,11 @@ def test_we_in_a_memory_about_the_person_is_they(turns: FakeTurns, said: str, me
     [found] = statements(turns.turns.values())
     assert found.memory == memory
     assert found.title != "A shooting guard for the team and their season"  # a title ends before "and their"
+
+
+def test_a_sentence_that_changes_the_subject_is_a_proposal_of_its_own(turns: FakeTurns) -> None:
+    """Issue 20: a turn holding several facts is several proposals; "Anyway" says where one ends."""
+    turns.add(1, "I work nights as a nurse in Leeds. Anyway, my sister lives in Porto with her two kids.",
+              speaker="user")
+    found = sorted(s.memory for s in statements(turns.turns.values()))
+    assert found == ["The user works nights as a nurse in Leeds.", "The user's sister lives in Porto with her two kids."]
