@@ -305,4 +305,5 @@ def test_a_sentence_that_changes_the_subject_is_a_proposal_of_its_own(turns: Fak
     turns.add(1, "I work nights as a nurse in Leeds. Anyway, my sister lives in Porto with her two kids.",
               speaker="user")
     found = sorted(s.memory for s in statements(turns.turns.values()))
-    assert found == ["The user works nights as a nurse in Leeds.", "The user's sister lives in Porto with her two kids."]
+    assert found == ["The user works nights as a nurse in Leeds.",
+                     "The user's sister lives in Porto with her two kids."]
