@@ -192,12 +192,17 @@ def _list(args: argparse.Namespace, engine: ReviewEngine) -> None:
 
 
 def _show(args: argparse.Namespace, engine: ReviewEngine) -> None:
+    from curator.reflection.dated import described
+
     detail = engine.show(args.user, args.item)
     item = detail.item
     text = [f"{item.doc_id}  {item.kind}  confidence {item.confidence:.2f}  sha256 {item.content_hash}",
             f"title: {visible(item.title)}", f"gates: {', '.join(item.gates)}"]
     for flag in item.flags:
         text.append(f"FLAG {flag['flag']}: {visible(flag['reason'])}")
+    dated = described(item.fields.get("dated"))
+    if dated:
+        text.append(f"dated: {dated}")
     text.append("")
     text.append(detail.revealed_text)
     if detail.old_text:

@@ -13,6 +13,7 @@ from typing import Any
 from curator.clock import iso_utc
 from curator.reflection.contradictions import ContradictionDetector
 from curator.reflection.corrected import corrected_memory
+from curator.reflection.dated import moment_of
 from curator.reflection.gates.chain import normalise
 from curator.reflection.gates.quality import Proposal
 from curator.reflection.gates.untrusted import echo_flags, scan, source_flags
@@ -94,6 +95,10 @@ def provenance(
     }
 
 
+# Kinds whose text states something about the person that a relative time can date.
+_DATED_KINDS = frozenset({"fact", "correction", "pattern", "open_question"})
+
+
 def draft_for(item: Proposal, batch_id: int | None, origin: str, prov: dict[str, Any]) -> StagedDraft:
     """The staged form of a proposal that passed its gates."""
     fields = dict(item.fields)
@@ -121,6 +126,10 @@ def draft_for(item: Proposal, batch_id: int | None, origin: str, prov: dict[str,
     text = item.text
     if item.kind == "correction" and fields.get("new_text"):
         text = str(fields["new_text"])
+    said = [t.timestamp for t in item.cited if t.timestamp]
+    moment = moment_of(text, max(said)) if said and item.kind in _DATED_KINDS else None
+    if moment is not None:
+        fields["dated"] = moment.as_fields()  # "next week", said on a day: the card says which week
     return StagedDraft(
         kind=item.kind, title=item.title, text=text, category=item.category,
         source_turns=list(item.source_turns), confidence=item.confidence, batch_id=batch_id,

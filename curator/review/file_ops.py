@@ -11,8 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from curator.clock import Clock, iso_utc
+from curator.clock import Clock, iso_utc, parse_iso
 from curator.reflection.cycle import apply as cycle_files
+from curator.reflection.dated import moment_ends
 from curator.reflection.gates.fingerprints import RejectedMemory, fingerprint
 from curator.reflection.ports import DocumentIndex
 from curator.review.lifecycle import DEFAULT_TTL_DAYS, expiry_for
@@ -56,6 +57,10 @@ class UndoableFiles:
         to_knowledge(doc, action, iso_utc(self.clock.now()))
         if doc.scope == "new" and not doc.get("expires_at"):
             doc.meta["expires_at"] = expiry_for(self.clock.now(), self.new_ttl_days)
+            ends = moment_ends(doc.get("dated"))
+            if ends is not None and self.clock.now() < ends < (parse_iso(str(doc.meta["expires_at"])) or ends + 1):
+                # "Works nights next week": asked "Still true?" once that week is over, not in 90 days.
+                doc.meta["expires_at"] = iso_utc(ends)
         category = KIND_CATEGORY.get(doc.kind, str(doc.get("category") or "Facts"))
         if doc.kind == "fact":
             category = str(doc.get("category") or "Facts")

@@ -13,7 +13,8 @@ from curator.vault.store import DocumentStore
 EXTRA_KEYS = ("related", "target_id", "target_title", "old_text", "new_text", "what_changed",
               "new_confidence_hint", "file_a", "file_b", "text_a", "text_b", "why_unresolved",
               "existing_id", "existing_title", "existing_text", "proposed_text", "conflict", "subject",
-              "subject_id", "subject_name", "fact_type", "evidence", "model_confidence", "notes", "provenance")
+              "subject_id", "subject_name", "fact_type", "evidence", "model_confidence", "notes", "provenance",
+              "dated")
 SUMMARY_KEYS = ("marked_words", "review_reasons", "prompt", "turn_range")
 
 

@@ -160,3 +160,23 @@ def test_a_conversations_proposals_at_once(qtbot, window: MainWindow, engine: En
              if any(t is not None and t.conversation == first
                     for t in (engine.index.get_turn("default", n) for n in e.item.source_turns))}
     assert chosen == cited
+
+
+def test_a_fact_of_the_moment_says_which_days_it_meant(qtbot, window: MainWindow, engine: Engine,
+                                                      staged: StagedSet) -> None:
+    """Issue 20: "works nights next week" is marked as dated on the card, not left to mislead later."""
+    from curator.review.staging import StagedDraft, StagingArea
+
+    dated = StagingArea(engine.store, engine.clock).stage("default", StagedDraft(
+        kind="fact", title="Working nights next week", text="Maya is working nights next week.", category="Facts",
+        source_turns=[9], confidence=0.6, batch_id=2, origin="batch", gates=["caps"],
+        fields={"dated": {"phrase": "next week", "period": "next week", "said_on": "2026-11-27",
+                          "first": "2026-11-30", "last": "2026-12-06"}})).id
+    with qtbot.waitSignal(window.review.queue_changed, timeout=WAIT):
+        window.review.reload(dated)
+    select(qtbot, window, dated)
+    label = window.review.dated_label
+    assert label.isVisibleTo(window)
+    assert label.text().startswith("Said on Fri 27 Nov 2026: “next week” is 30 Nov – 6 Dec 2026.")
+    select(qtbot, window, staged.fact)
+    assert not label.isVisibleTo(window)  # a lasting fact has no such line

@@ -111,6 +111,12 @@ class ReviewPane(QWidget):
         self.known = QWidget()
         self.known.setLayout(known_row)
         self.known.hide()
+        # A fact of the moment ("next week"): which days it meant when it was said.
+        self.dated_label = QLabel("")
+        self.dated_label.setObjectName("dated")
+        self.dated_label.setWordWrap(True)
+        set_role(self.dated_label, "meta")
+        self.dated_label.hide()
         self.diff = DiffView()
         self.contradiction = ContradictionView()
         self.detail_stack = QStackedWidget()
@@ -138,6 +144,7 @@ class ReviewPane(QWidget):
         top_layout.setContentsMargins(0, 0, 0, 0)
         top_layout.addWidget(self.card)
         top_layout.addWidget(self.known)
+        top_layout.addWidget(self.dated_label)
         top_layout.addWidget(self.detail_stack, 1)
         top_layout.addWidget(self.edit_hint)
         top_layout.addLayout(buttons)
@@ -508,6 +515,9 @@ class ReviewPane(QWidget):
         known = detail.known_text if detail is not None else ""
         self.known.setVisible(bool(known))
         self.known_label.setText(f"Already known? “{elide(known, 160)}”" if known else "")
+        dated = detail.dated if detail is not None else ""
+        self.dated_label.setText(dated)
+        self.dated_label.setVisible(bool(dated))
         if entry is None or detail is None:
             self.edit_hint.hide()
             self.diff.clear()

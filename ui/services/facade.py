@@ -69,6 +69,7 @@ class ReviewDetail:
     right: Statement | None = None
     known_id: str = ""  # an approved memory that says much the same ("already known?")
     known_text: str = ""
+    dated: str = ""  # what a relative time in it meant when it was said ("next week" is ...)
 
 
 def _date_of(value: Any) -> str:
@@ -98,6 +99,8 @@ class ReviewService:
 
     def detail(self, item: ReviewItem) -> ReviewDetail:
         """What the panes show for ``item``; ``show`` also records the bytes shown (hash check)."""
+        from curator.reflection.dated import described  # engine code: loaded off the GUI thread
+
         shown = self.review.show(self.user_id, item.doc_id)
         current = shown.item
         numbers = [t.number for t in shown.evidence]
@@ -129,6 +132,7 @@ class ReviewService:
         return ReviewDetail(
             known_id=known_id,
             known_text=known_text,
+            dated=described(fields.get("dated")),
             item_id=current.doc_id,
             claim=current.text,
             proposed_text=proposed,

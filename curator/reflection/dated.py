@@ -1,0 +1,140 @@
+"""Facts of the moment ("works nights next week"): which days a memory's relative time means.
+
+A chat says "next week", "tomorrow", "this weekend"; a memory approved from it is read weeks
+later, when "next week" means another week. Issue 20 asks for such facts to be left out or
+marked as dated. They are marked: a proposal that holds one gets ``dated`` (the words, the day
+they were said, the first and last day they mean), the review card says what they mean, and
+an approved memory of a moment that has not passed yet comes back as "Still true?" the day
+after it ends, instead of after the usual 90 days.
+
+English phrases are written here; other languages list theirs in their table
+(``moments``: ``"nächste woche = next week"``), each naming one of :data:`PERIODS`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+
+from curator.reflection.languages import tables
+
+# Each period: (days from the day said to the first day it means, its length in days), over
+# the week (Monday first), the weekend, the month or the year that holds that day.
+PERIODS = ("today", "tonight", "tomorrow", "yesterday", "this week", "next week", "last week",
+           "this weekend", "next weekend", "last weekend", "this month", "next month", "last month")
+_PAST = frozenset({"yesterday", "last week", "last weekend", "last month"})
+
+_ENGLISH = re.compile(
+    r"\b(today|tonight|tomorrow|yesterday|(?:this|next|last) (?:week(?:end)?|month))\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Moment:
+    """A relative time in a memory and the days it meant when it was said."""
+
+    phrase: str  # as the memory says it ("next week")
+    period: str  # one of PERIODS
+    said_on: date
+    first: date
+    last: date
+
+    @property
+    def passed(self) -> bool:
+        """Whether the time it names was already over when it was said ("last week")."""
+        return self.period in _PAST
+
+    def describe(self) -> str:
+        """What the card says: 'Said on Fri 27 Nov 2026: "next week" is 30 Nov – 6 Dec 2026.'"""
+        span = _day(self.first) if self.first == self.last else f"{_day(self.first, year=False)} – {_day(self.last)}"
+        return f"Said on {self.said_on.strftime('%a')} {_day(self.said_on)}: “{self.phrase}” is {span}."
+
+    def as_fields(self) -> dict[str, str]:
+        return {"phrase": self.phrase, "period": self.period, "said_on": self.said_on.isoformat(),
+                "first": self.first.isoformat(), "last": self.last.isoformat()}
+
+
+def _day(day: date, *, year: bool = True) -> str:
+    return f"{day.day} {day.strftime('%b')}" + (f" {day.year}" if year else "")
+
+
+def moment_of(text: str, said_at: float) -> Moment | None:
+    """The first relative time of ``text`` (English, or a language table's ``moments``), as the
+    days it meant on the day of ``said_at`` (epoch seconds, in this machine's time zone)."""
+    found = _find(text)
+    if found is None:
+        return None
+    phrase, period = found
+    said_on = datetime.fromtimestamp(said_at).date()
+    first, last = span_of(period, said_on)
+    return Moment(phrase, period, said_on, first, last)
+
+
+def _find(text: str) -> tuple[str, str] | None:
+    match = _ENGLISH.search(text)
+    best: tuple[int, str, str] | None = None
+    if match is not None:
+        best = (match.start(), match.group(0), " ".join(match.group(1).lower().split()))
+    folded = text.casefold()
+    for table in tables().values():
+        for entry in table.lists.get("moments", ()):
+            phrase, _, period = (part.strip() for part in entry.partition("="))
+            if period not in PERIODS or not phrase:
+                continue
+            at = _where(folded, phrase, table.spaced)
+            if at >= 0 and (best is None or at < best[0]):
+                best = (at, text[at:at + len(phrase)], period)
+    return (best[1], best[2]) if best is not None else None
+
+
+def _where(folded: str, phrase: str, spaced: bool) -> int:
+    """Where ``phrase`` stands in ``folded`` as whole words (anywhere, in scripts without spaces)."""
+    if not spaced:
+        return folded.find(phrase)
+    match = re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", folded)
+    return match.start() if match else -1
+
+
+def span_of(period: str, said_on: date) -> tuple[date, date]:
+    """The first and last day ``period`` means on ``said_on``."""
+    if period in ("today", "tonight"):
+        return said_on, said_on
+    if period in ("tomorrow", "yesterday"):
+        day = said_on + timedelta(days=1 if period == "tomorrow" else -1)
+        return day, day
+    shift = {"this": 0, "next": 1, "last": -1}[period.split()[0]]
+    unit = period.split()[1]
+    if unit == "month":
+        month = said_on.month - 1 + shift
+        first = date(said_on.year + month // 12, month % 12 + 1, 1)
+        after = date(first.year + first.month // 12, first.month % 12 + 1, 1)
+        return first, after - timedelta(days=1)
+    monday = said_on - timedelta(days=said_on.weekday()) + timedelta(weeks=shift)
+    if unit == "weekend":
+        return monday + timedelta(days=5), monday + timedelta(days=6)
+    return monday, monday + timedelta(days=6)
+
+
+def moment_ends(dated: object) -> float | None:
+    """When the moment of a memory's ``dated`` field is over (the local midnight after its last
+    day), or None: no field, or a moment already past when it was said ("last week")."""
+    if not isinstance(dated, dict) or dated.get("period") not in PERIODS or dated.get("period") in _PAST:
+        return None
+    try:
+        last = date.fromisoformat(str(dated.get("last")))
+    except ValueError:
+        return None
+    return datetime.combine(last + timedelta(days=1), time()).timestamp()
+
+
+def described(dated: object) -> str:
+    """The card's line for a memory's ``dated`` field ("" when it has none or it cannot be read)."""
+    if not isinstance(dated, dict):
+        return ""
+    try:
+        moment = Moment(str(dated["phrase"]), str(dated["period"]), date.fromisoformat(str(dated["said_on"])),
+                        date.fromisoformat(str(dated["first"])), date.fromisoformat(str(dated["last"])))
+    except (KeyError, ValueError):
+        return ""
+    after = "" if moment.passed else " Approved, it comes back as “Still true?” once that is over."
+    return moment.describe() + after
