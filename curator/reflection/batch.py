@@ -72,7 +72,7 @@ from curator.reflection.ports import (
     ModelReply,
     TurnSource,
 )
-from curator.reflection.rephrase import as_memory, is_first_person
+from curator.reflection.rephrase import as_memory, is_first_person, is_quotation
 from curator.reflection.rewording import worded
 from curator.reflection.schemas import (
     BATCH_SCHEMA,
@@ -490,7 +490,9 @@ def _with_evidence(item: Proposal) -> Rejection | None:
         item.fields["evidence_quotes"] = [{"turn": e.turn, "quote": e.quote} for e in item.evidence]
     item.text = tidy(item.text)
     speaker = next((t.speaker for t in item.cited if t.role == "user" and t.speaker), "")
-    if item.kind == "fact" and speaker and is_first_person(item.text):
+    if item.kind == "fact" and speaker and is_first_person(item.text) and not is_quotation(item.text):
+        # Not a quotation ('The user said: "... me mudo a Múnich"'): its words and the title made of
+        # them are the person's own, in a language the English rules would garble ("the user mudo").
         # A copied "I ..." sentence reads as a memory about the speaker; the gates judge the result.
         item.notes.append("rephrased from the first person by code")
         item.text = as_memory(item.text, speaker)

@@ -457,3 +457,20 @@ def test_a_fact_beside_a_clients_photo_note_is_staged_without_the_note(
     assert texts == ["Exciting things are happening – John is exploring endorsement deals with sports brands "
                      "for their career.",
                      "John's goal is to improve their shooting percentage."]
+
+
+def test_a_quoted_memory_is_never_retold_by_the_english_rules(
+        vault: VaultPaths, store: DocumentStore, turns: FakeTurns, clock: ManualClock) -> None:
+    """A Jan chat in Spanish that stores no name: 'me mudo' was staged as 'the user mudo', inside a
+    quotation of the person's words, and in its title. (The engine names a speaker the file stores as
+    a role by the setting ``person.name``, "the user": ``NamedTurns``.)"""
+    turns.add(1, "Estoy aprendiendo alemán porque en marzo me mudo a Múnich por trabajo.", speaker="the user")
+    turns.add(2, "¡Qué cambio! ¿Cómo llevas el alemán?", role="assistant", speaker="assistant")
+    model = ScriptedModel([{"keep": [{"number": 1, "category": "Facts"}]}])
+    reflector = BatchReflector(vault, store, turns, VaultKnowledgeIndex(store), model, Settings(), clock=clock,
+                               sleep=lambda _s: None, writer="choose")
+    result = reflector.run(USER, 0)
+    assert result.status == "completed", result.error
+    [doc] = [Document.load(vault.user(USER).root / s.path) for s in result.staged]
+    assert doc.body.strip() == 'The user said: "Estoy aprendiendo alemán porque en marzo me mudo a Múnich por trabajo."'
+    assert "the user" not in doc.title
