@@ -79,6 +79,13 @@ def is_quotation(text: str) -> bool:
     return _QUOTATION.match(text.strip()) is not None
 
 
+def quoted_words(text: str) -> str | None:
+    """The person's words a quotation memory holds ('Alex said: "..."' -> "..."), or None."""
+    if not is_quotation(text):
+        return None
+    return text.strip().split(" said: ", 1)[1].strip()[1:-1]
+
+
 def is_first_person(text: str) -> bool:
     """Whether ``text`` speaks as "I" (a copied sentence rather than a memory)."""
     return _FIRST_PERSON.search(text) is not None

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from curator.index.text import STOP_WORDS, WORD_RE, content_words, stem, stems, tokenize
 from curator.reflection.narrowing import sentences
+from curator.reflection.rephrase import quoted_words
 from curator.sources.turns import IndexedTurn
 
 DEFAULT_SUPPORT = 0.6
@@ -329,6 +330,15 @@ def check_item(
         passed.append("evidence")
     if not turns:
         return GateVerdict(False, "names", "cites no turns", gates=tuple(passed))
+    said = quoted_words(text)
+    if said is not None:
+        # 'The user said: "..."' claims the person's exact words: they must be in a cited turn
+        # (one was staged with "me mudo" retold as "the user mudo" inside the quotation).
+        key = quote_key(said)
+        if not key or not any(key in normalise(t.text) for t in turns):
+            return GateVerdict(False, "quoted", f"the quoted words are not in the cited turns: {said[:60]!r}",
+                               (said,), gates=tuple(passed))
+        passed.append("quoted")
     words, flat = _vocabulary(turns, names)
     exact, content = grounded_terms(text)
     missing = [w for w in exact if not (_number_supported(w, words, flat) if any(c.isdigit() for c in w)

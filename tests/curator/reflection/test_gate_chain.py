@@ -78,3 +78,13 @@ def test_repeated_sentences_are_tidied_and_then_rejected(turns: FakeTurns) -> No
     looping = "Maya wants to get organised before winter. Maya wants to get organised before winter. Maya wants to be"
     assert tidy(looping) == "Maya wants to get organised before winter."
     assert check_item(looping, [t]).gate == "form"
+
+
+def test_a_quotation_holds_only_words_the_turn_has(turns: FakeTurns) -> None:
+    """'The user said: "..."' claims the person's own words: a rewritten word in it is made up."""
+    t = turns.add(1, "Pues mira, estoy aprendiendo alemán porque en marzo me mudo a Múnich, jaja.", speaker="user")
+    garbled = check_item('The user said: "Estoy aprendiendo alemán porque en marzo the user mudo a Múnich."', [t])
+    assert not garbled.passed and garbled.gate == "quoted"
+    # The person's words without the chatter code leaves out are still theirs.
+    kept = check_item('The user said: "Estoy aprendiendo alemán porque en marzo me mudo a Múnich."', [t])
+    assert kept.passed and "quoted" in kept.gates
