@@ -20,6 +20,7 @@ from curator.reflection.corrected import corrected_text
 from curator.reflection.languages import HAN_KANA_RUN, Table, detect, tables
 from curator.reflection.narrowing import NARROWING_KEY, ChoiceNarrowing
 from curator.reflection.ports import GenerationDefaults, KnowledgeDoc, ModelCancelled, ModelClient
+from curator.reflection.rephrase import is_quotation
 from curator.reflection.schemas import NewFact, SchemaError, load_json_object
 from curator.reflection.statements import Statement
 
@@ -169,11 +170,18 @@ def folded_corrections(found: Sequence[Statement], existing: Sequence[KnowledgeD
         fact = next(s for s in earlier if s.memory == target)
         memory = corrected_text(fact.memory, fix.memory)
         title = fix.title
-        if memory != fix.memory.strip():  # one value swapped: the fact's own title, swapped too
+        said = ""
+        if is_quotation(fact.memory):
+            # The person is shown their own words: the correction's, as code quotes them ("Mi hermana
+            # vive en Santander, no en Bilbao."), titled by them; the first sentence with a value
+            # swapped in, which they never said, is only what a model wording it reads (its title
+            # read "Mi hermana vive en Santander y dice que ...").
+            said = fix.memory
+        elif memory != fix.memory.strip():  # one value swapped: the fact's own title, swapped too
             swapped = corrected_text(fact.title, fix.memory)
             title = fact.title if swapped == fix.memory.strip() else swapped
         out[out.index(fact)] = replace(fact, turn=fix.turn, quote=fix.quote, verbatim=fix.verbatim, memory=memory,
-                                       title=title, earlier=fact)
+                                       title=title, earlier=fact, correction_said=said)
         out.remove(fix)
     return out
 

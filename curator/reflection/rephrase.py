@@ -110,8 +110,8 @@ def _compound(before: str) -> bool:
 
 
 # The person and someone of theirs as one subject: "my partner and I", "me and my sister".
-_WITH_ME = re.compile(r"\b(?:[Mm]y ((?:[a-z]+ ){0,2}?[a-z]+) (?:and|&) I\b(?!['’])|"
-                      r"[Mm]e and my ((?:[a-z]+ ){0,2}?[a-z]+)\b)")
+_WITH_ME = re.compile(r"\b(?:[Mm]y ((?:[a-z]+ ){0,2}?[a-z]+(?: [A-Z][a-z]+)?) (?:and|&) I\b(?!['’])|"
+                      r"[Mm]e and my ((?:[a-z]+ ){0,2}?[a-z]+(?: [A-Z][a-z]+)?)\b)")
 # "We" in a memory about the person is them and theirs: "The user and their partner adopted a
 # greyhound. We're thinking about moving" -> "They're thinking about moving"; "Melanie's kids are
 # excited about summer break. We're thinking about going camping" -> "They're thinking ...";

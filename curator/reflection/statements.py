@@ -163,6 +163,9 @@ class Statement:
     # from it (``leans_on_previous``) cites that turn too.
     previous: IndexedTurn | None = None
     leans_on_previous: bool = False
+    # A fact corrected in the same chat, where code can only quote the person: the correction as
+    # code quotes it (its chatter left out), which the person is shown (see ``proposed``).
+    correction_said: str = ""
 
     @property
     def before(self) -> str:
@@ -191,6 +194,8 @@ class Statement:
         another value in it, words they never said: they are shown the correction's own words.
         """
         if self.earlier is not None and is_quotation(self.memory):
+            if self.correction_said:
+                return self.correction_said
             who = self.memory.split(" said: ", 1)[0]
             return f'{who} said: "{self.quote}"'
         return self.memory

@@ -307,3 +307,9 @@ def test_a_sentence_that_changes_the_subject_is_a_proposal_of_its_own(turns: Fak
     found = sorted(s.memory for s in statements(turns.turns.values()))
     assert found == ["The user works nights as a nurse in Leeds.",
                      "The user's sister lives in Porto with her two kids."]
+
+
+def test_a_companion_with_a_name_is_one_subject_with_the_person(turns: FakeTurns) -> None:
+    turns.add(1, "Me and my brother Tom run a small bakery in Leeds.", speaker="Maya")
+    [found] = statements(turns.turns.values())
+    assert found.memory == "Maya and their brother Tom run a small bakery in Leeds."
