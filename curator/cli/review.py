@@ -200,7 +200,7 @@ def _show(args: argparse.Namespace, engine: ReviewEngine) -> None:
             f"title: {visible(item.title)}", f"gates: {', '.join(item.gates)}"]
     for flag in item.flags:
         text.append(f"FLAG {flag['flag']}: {visible(flag['reason'])}")
-    dated = described(item.fields.get("dated"))
+    dated = described(item.fields.get("dated"), engine.clock.now())
     if dated:
         text.append(f"dated: {dated}")
     text.append("")

@@ -127,8 +127,9 @@ def moment_ends(dated: object) -> float | None:
     return datetime.combine(last + timedelta(days=1), time()).timestamp()
 
 
-def described(dated: object) -> str:
-    """The card's line for a memory's ``dated`` field ("" when it has none or it cannot be read)."""
+def described(dated: object, now: float | None = None) -> str:
+    """The card's line for a memory's ``dated`` field ("" when it has none or it cannot be read);
+    ``now``: the time the card is read, to say when the moment is already over."""
     if not isinstance(dated, dict):
         return ""
     try:
@@ -136,5 +137,11 @@ def described(dated: object) -> str:
                         date.fromisoformat(str(dated["first"])), date.fromisoformat(str(dated["last"])))
     except (KeyError, ValueError):
         return ""
-    after = "" if moment.passed else " Approved, it comes back as “Still true?” once that is over."
+    ends = moment_ends(dated)
+    if moment.passed:
+        after = ""
+    elif now is not None and ends is not None and ends <= now:
+        after = " That time is over: approve it only if it still says something lasting."
+    else:
+        after = " Approved, it comes back as “Still true?” once that is over."
     return moment.describe() + after

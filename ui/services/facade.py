@@ -132,7 +132,7 @@ class ReviewService:
         return ReviewDetail(
             known_id=known_id,
             known_text=known_text,
-            dated=described(fields.get("dated")),
+            dated=described(fields.get("dated"), self.engine.clock.now()),
             item_id=current.doc_id,
             claim=current.text,
             proposed_text=proposed,

@@ -60,6 +60,9 @@ def test_the_card_line_and_when_an_approved_moment_is_over() -> None:
     assert past is not None and moment_ends(past.as_fields()) is None  # already over when said
     assert "Still true?" not in described(past.as_fields())
     assert described({"phrase": "next week"}) == "" and described(None) == ""  # a field it cannot read
+    # Read after the week is over, the card says so instead of promising a later question.
+    late = described(moment.as_fields(), datetime(2026, 12, 9, 10, 0).timestamp())
+    assert late.endswith("That time is over: approve it only if it still says something lasting.")
 
 
 def test_a_staged_moment_is_dated_and_approved_it_is_asked_about_once_it_is_over(tmp_path: Path) -> None:
