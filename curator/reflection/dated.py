@@ -46,7 +46,12 @@ class Moment:
 
     def describe(self) -> str:
         """What the card says: 'Said on Fri 27 Nov 2026: "next week" is 30 Nov – 6 Dec 2026.'"""
-        span = _day(self.first) if self.first == self.last else f"{_day(self.first, year=False)} – {_day(self.last)}"
+        if self.first == self.last:
+            span = _day(self.first)
+        elif (self.first.year, self.first.month) == (self.last.year, self.last.month):
+            span = f"{self.first.day}–{_day(self.last)}"  # "23–29 Nov 2026"
+        else:
+            span = f"{_day(self.first, year=False)} – {_day(self.last)}"
         return f"Said on {self.said_on.strftime('%a')} {_day(self.said_on)}: “{self.phrase}” is {span}."
 
     def as_fields(self) -> dict[str, str]:

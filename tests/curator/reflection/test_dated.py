@@ -55,6 +55,8 @@ def test_the_card_line_and_when_an_approved_moment_is_over() -> None:
     line = described(moment.as_fields())
     assert line.startswith("Said on Fri 27 Nov 2026: “next week” is 30 Nov – 6 Dec 2026.")
     assert "Still true?" in line
+    same_month = moment_of("Maya is working nights next week.", datetime(2026, 11, 18, 9, 0).timestamp())
+    assert same_month is not None and "“next week” is 23–29 Nov 2026." in same_month.describe()
     assert moment_ends(moment.as_fields()) == datetime(2026, 12, 7, 0, 0).timestamp()
     past = moment_of("Maya went camping last week.", FRIDAY)
     assert past is not None and moment_ends(past.as_fields()) is None  # already over when said
