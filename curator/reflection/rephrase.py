@@ -79,11 +79,20 @@ def is_quotation(text: str) -> bool:
     return _QUOTATION.match(text.strip()) is not None
 
 
-def quoted_words(text: str) -> str | None:
-    """The person's words a quotation memory holds ('Alex said: "..."' -> "..."), or None."""
+# Where one quotation ends and the next begins, in a summary made of them:
+# 'The user said: "..." The user said: "..."'.
+_NEXT_QUOTATION = re.compile(r'(?<=["”“])\s+(?=[^"“„:\s][^"“„:]{0,59} said: ["“„])')
+
+
+def quoted_words(text: str) -> list[str] | None:
+    """The person's words each quotation of ``text`` holds ('Alex said: "..."' -> ["..."]), or
+    None when ``text`` is not made of quotations."""
     if not is_quotation(text):
         return None
-    return text.strip().split(" said: ", 1)[1].strip()[1:-1]
+    parts = _NEXT_QUOTATION.split(text.strip())
+    if not all(is_quotation(part) for part in parts):
+        return None
+    return [part.split(" said: ", 1)[1].strip()[1:-1] for part in parts]
 
 
 def is_first_person(text: str) -> bool:

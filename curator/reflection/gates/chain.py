@@ -330,14 +330,15 @@ def check_item(
         passed.append("evidence")
     if not turns:
         return GateVerdict(False, "names", "cites no turns", gates=tuple(passed))
-    said = quoted_words(text)
-    if said is not None:
+    quoted = quoted_words(text)
+    if quoted is not None:
         # 'The user said: "..."' claims the person's exact words: they must be in a cited turn
         # (one was staged with "me mudo" retold as "the user mudo" inside the quotation).
-        key = quote_key(said)
-        if not key or not any(key in normalise(t.text) for t in turns):
-            return GateVerdict(False, "quoted", f"the quoted words are not in the cited turns: {said[:60]!r}",
-                               (said,), gates=tuple(passed))
+        for said in quoted:
+            key = quote_key(said)
+            if not key or not any(key in normalise(t.text) for t in turns):
+                return GateVerdict(False, "quoted", f"the quoted words are not in the cited turns: {said[:60]!r}",
+                                   (said,), gates=tuple(passed))
         passed.append("quoted")
     words, flat = _vocabulary(turns, names)
     exact, content = grounded_terms(text)

@@ -88,3 +88,14 @@ def test_a_quotation_holds_only_words_the_turn_has(turns: FakeTurns) -> None:
     # The person's words without the chatter code leaves out are still theirs.
     kept = check_item('The user said: "Estoy aprendiendo alemán porque en marzo me mudo a Múnich."', [t])
     assert kept.passed and "quoted" in kept.gates
+
+
+def test_a_summary_of_quotations_is_checked_quotation_by_quotation(turns: FakeTurns) -> None:
+    a = turns.add(1, "Eu moro em Curitiba e trabalho como enfermeira num hospital público.", speaker="user")
+    b = turns.add(2, "Tenho plantão na segunda e na quarta à noite.", speaker="user")
+    summary = ('The user said: "Eu moro em Curitiba e trabalho como enfermeira num hospital público." '
+               'The user said: "Tenho plantão na segunda e na quarta à noite."')
+    assert check_item(summary, [a, b], threshold=0).passed
+    changed = summary.replace("na quarta", "na quinta")
+    verdict = check_item(changed, [a, b], threshold=0)
+    assert not verdict.passed and verdict.gate == "quoted"
