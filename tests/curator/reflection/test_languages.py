@@ -315,3 +315,11 @@ def test_a_run_of_openers_and_an_apology_are_not_quoted(said: str, quoted: str) 
 def test_an_opener_that_is_part_of_the_clause_stays_after_another() -> None:
     [found] = statements([turn(1, "Ja, übrigens laufe ich im April meinen ersten Halbmarathon in Hamburg.")])
     assert found.memory == 'The user said: "Übrigens laufe ich im April meinen ersten Halbmarathon in Hamburg."'
+
+
+def test_italian_small_talk_is_italian_and_no_memory() -> None:
+    """A Jan chat in Italian that stores no name opened with "Ciao, allora, oggi volevo solo fare due
+    chiacchiere." (I only wanted to chat today): no table claimed it, and it was quoted as a memory."""
+    assert detect("Ciao, allora, oggi volevo solo fare due chiacchiere.") == "it"
+    assert statements([turn(1, "Ciao, allora, oggi volevo solo fare due chiacchiere.")]) == []
+    assert detect("Allora, I moved to Rome in May.") == "en"  # an Italian opener in English stays English
