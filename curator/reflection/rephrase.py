@@ -158,6 +158,8 @@ def we_resolved(memory: str, name: str) -> str:
         return memory
 
     def they(match: re.Match[str]) -> str:
+        if match.group(1).isupper() and len(match.group(1)) > 1:
+            return match.group(1)  # "the US", "OUR" shouted: not a "we"
         word = _WE_WORDS[match.group(1).lower()]
         return word.capitalize() if match.group(1)[:1].isupper() else word
 

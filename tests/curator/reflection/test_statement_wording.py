@@ -291,6 +291,8 @@ def test_the_news_before_a_request_is_kept_and_laughter_is_not(turns: FakeTurns)
      "John is passionate about improving education and infrastructure in their community."),
     ("I'm a shooting guard for the team and our season opener is next week.",
      "John is a shooting guard for the team and their season opener is next week."),
+    ("I moved to the US with my wife in 2019 and we love it here.",
+     "John moved to the US with their wife in 2019 and they love it here."),
 ])
 def test_we_in_a_memory_about_the_person_is_they(turns: FakeTurns, said: str, memory: str) -> None:
     """Read as the person approving it, "our community" in a memory about John is a copy of the chat."""
