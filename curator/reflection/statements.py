@@ -50,6 +50,10 @@ BEFORE_CHARS = 300  # of the turn before a statement, what a model wording it re
 _SINGULAR = re.compile(r"\b(?:I|I['’](?:m|ve|ll|d)|my|me|mine)\b", re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"\b(?:I|I['’](?:m|ve|ll|d)|my|me|we|our|us|mine)\b", re.IGNORECASE)
 _WE = re.compile(r"\b(?:we|we['’](?:re|ve|ll|d)|our|ours|us)\b", re.IGNORECASE)
+# "We" that is the person and the listener ("as we discussed", "we talked about it"), never the
+# person and their companion.
+_WE_TWO = re.compile(r"\b(?:as\s+)?we\s+(?:just\s+|already\s+)?(?:talked|discussed|chatted|spoke|said|mentioned|"
+                     r"agreed)\b", re.IGNORECASE)
 # A capitalised word that is not the sentence's first word (nor "I"): someone or somewhere.
 _NAMED = re.compile(r"(?<![.!?]\s)(?<!^)\b(?!I\b)[A-Z][a-z]+")
 _CORRECTION = re.compile(
@@ -507,7 +511,7 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
             if not _FIRST_PERSON.search(subject) and not _NAMED.search(quote):
                 continue
             said = group  # what the memory is worded from; the quote stays ``group``
-            if companion and not _SINGULAR.search(subject) and _WE.search(subject):
+            if companion and not _SINGULAR.search(subject) and _WE.search(subject) and not _WE_TWO.search(quote):
                 # "We're thinking about moving to Leeds", after "my partner and I adopted a dog":
                 # the two of them, which code can say.
                 said = [we_as(sentence, companion) for sentence in group]

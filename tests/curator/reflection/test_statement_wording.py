@@ -261,6 +261,9 @@ def test_the_person_and_their_companion_are_one_subject_and_we_is_them(turns: Fa
     assert found[3].memory == ("The user and their partner are thinking about moving to Leeds next year, "
                                "it's cheaper there.")
     assert found[3].quote == "We're thinking about moving to Leeds next year, it's cheaper there."
+    # "we" said of the person and the listener is not the couple's.
+    turns.add(4, "Like we discussed, the Leeds flat needs a new boiler next year.", speaker="user")
+    assert all(s.turn.number != 4 for s in statements(turns.turns.values()))
 
 
 def test_we_later_in_the_memory_is_they_and_a_we_with_no_one_named_is_still_no_memory(turns: FakeTurns) -> None:
