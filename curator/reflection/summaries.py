@@ -362,7 +362,7 @@ class SummaryWriter:
             return SummaryResult("aborted", error=f"model call failed: {type(exc).__name__}: {exc}")
         if not chosen:
             return SummaryResult("skipped", error="the model chose no statement")
-        text = " ".join(s.memory for s, _c in sorted(chosen, key=lambda pair: pair[0].turn.number))
+        text = " ".join(s.proposed for s, _c in sorted(chosen, key=lambda pair: pair[0].turn.number))
         grounding = ground_summary(text, usable)
         doc = self.summaries.create(user_id, instruction, text, (usable[0].number, usable[-1].number),
                                     model=reply.model or self.model.model_name, trigger=trigger,

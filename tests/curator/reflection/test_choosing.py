@@ -474,3 +474,20 @@ def test_a_quoted_memory_is_never_retold_by_the_english_rules(
     [doc] = [Document.load(vault.user(USER).root / s.path) for s in result.staged]
     assert doc.body.strip() == 'The user said: "Estoy aprendiendo alemán porque en marzo me mudo a Múnich por trabajo."'
     assert "the user" not in doc.title
+
+
+def test_a_summary_quotes_a_fact_corrected_in_the_same_chat_as_the_person_said_it(
+        store: DocumentStore, turns: FakeTurns, clock: ManualClock) -> None:
+    """The summary held 'The user said: "Mi hermana vive en Santander y dice que vendrá ..."', the
+    first sentence with the corrected city swapped in: a quote never said (the gate held it back)."""
+    turns.add(1, "Mi hermana vive en Bilbao y dice que vendrá a visitarme en abril.", speaker="the user")
+    turns.add(2, "¡Qué bien que te visite!", role="assistant", speaker="assistant")
+    turns.add(3, "Perdona, me he liado: mi hermana vive en Santander, no en Bilbao.", speaker="the user")
+    model = ScriptedModel([{"keep": [{"number": 1, "category": "Facts"}]}])
+    writer = SummaryWriter(SummaryStore(store, clock), model, Settings(), writer="choose")
+    result = writer.generate(USER, list(turns.turns.values()))
+    assert result.status == "completed" and result.document is not None, result.error
+    body = result.document.body
+    assert 'The user said: "Mi hermana vive en Santander, no en Bilbao."' in body
+    assert "Santander y dice" not in body
+    assert is_searchable(result.document)
