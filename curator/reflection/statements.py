@@ -838,10 +838,29 @@ def _foreign_statements(turn: IndexedTurn, found: Sequence[tuple[str, Table | No
             if body == before:
                 break
         body = _LAUGHTER.sub(r"\1", body).strip() or body
+        if table is not None and table.spaced:
+            body = _without_passing_tail(body, table)
         body = body[:1].upper() + body[1:]
         out.append(Statement(turn, sentence, in_their_words(speaker, body), _plain_title(body), rank,
                              person=speaker))
     return out
+
+
+def _without_passing_tail(body: str, table: Table) -> str:
+    """``body`` without a last clause of the moment joined to the news ("Trabajo como
+    fisioterapeuta en Valencia, y hoy ha sido un día larguísimo." -> "... en Valencia."): one
+    that holds a word of the moment (the table's ``passing``) and no lasting cue, name or number.
+    The quote keeps it; a quoted memory is still the person's words, only fewer."""
+    cut = body.rfind(",")
+    if cut <= 0:
+        return body
+    tail, head = body[cut + 1:], body[:cut]
+    words = table.words(tail)
+    if (not words or words[0] not in table.lists.get("joining", ()) or not table.has("passing", tail)
+            or table.has("lasting", tail) or any(ch.isdigit() for ch in tail)
+            or len(table.words(head)) < MIN_WORDS):
+        return body
+    return head.rstrip(" ,;") + "."
 
 
 def _foreign_rank(sentence: str, table: Table | None) -> float:
@@ -856,6 +875,8 @@ def _foreign_rank(sentence: str, table: Table | None) -> float:
     if table.starts("thanks", sentence):
         return 0.0
     body = table.strip_openers(sentence)
+    if table.spaced:
+        body = _without_passing_tail(body, table)  # judged by its news, not by "and today I'm tired"
     size = len(table.words(body)) if table.spaced else sum(ch.isalnum() for ch in body)
     if size < (MIN_WORDS if table.spaced else MIN_UNSPACED_CHARS):
         return 0.0

@@ -323,3 +323,21 @@ def test_italian_small_talk_is_italian_and_no_memory() -> None:
     assert detect("Ciao, allora, oggi volevo solo fare due chiacchiere.") == "it"
     assert statements([turn(1, "Ciao, allora, oggi volevo solo fare due chiacchiere.")]) == []
     assert detect("Allora, I moved to Rome in May.") == "en"  # an Italian opener in English stays English
+
+
+@pytest.mark.parametrize(("said", "quoted"), [
+    ("Trabajo como fisioterapeuta en una clínica de Valencia, y hoy ha sido un día larguísimo.",
+     "Trabajo como fisioterapeuta en una clínica de Valencia."),
+    ("Je travaille de nuit comme infirmière, et aujourd'hui je suis fatiguée.",
+     "Je travaille de nuit comme infirmière."),
+    # Judged without its tail: "heute ... müde" had outweighed the job, and the fact was lost.
+    ("Ich arbeite als Softwareentwicklerin in Leipzig, aber heute bin ich total müde.",
+     "Ich arbeite als Softwareentwicklerin in Leipzig."),
+    # A tail that holds news of its own stays.
+    ("Faccio l'insegnante a Bologna, e oggi vado a cena da mia sorella che vive a Modena.",
+     "Faccio l'insegnante a Bologna, e oggi vado a cena da mia sorella che vive a Modena."),
+])
+def test_a_last_clause_of_the_moment_is_not_quoted(said: str, quoted: str) -> None:
+    [found] = statements([turn(1, said)])
+    assert found.memory == f'The user said: "{quoted}"'
+    assert found.quote == said  # the evidence is every word
