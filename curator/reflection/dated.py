@@ -19,8 +19,8 @@ from datetime import date, datetime, time, timedelta
 
 from curator.reflection.languages import tables
 
-# Each period: (days from the day said to the first day it means, its length in days), over
-# the week (Monday first), the weekend, the month or the year that holds that day.
+# The relative times a memory is dated by; :func:`span_of` says which days each means (weeks
+# start on Monday).
 PERIODS = ("today", "tonight", "tomorrow", "yesterday", "this week", "next week", "last week",
            "this weekend", "next weekend", "last weekend", "this month", "next month", "last month")
 _PAST = frozenset({"yesterday", "last week", "last weekend", "last month"})

@@ -478,8 +478,9 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
                 and detect(turn.text) == "en"):
             continue  # a long text with no "I" in it is pasted material (an article), not the person's news
         key = (turn.conversation, speaker)
-        companion = companion_of(turn.text) or together.get(key)
-        together[key] = companion_of(turn.text)
+        named_here = companion_of(turn.text)
+        companion = named_here or together.get(key)
+        together[key] = named_here
         groups: list[list[str]] = []
         spoken: dict[str, str] = {}
         in_character = role_play(turn.text)
