@@ -238,7 +238,7 @@ def _bulk_rows(user_id: str, adds: list[dict[str, Any]], ids: list[tuple[int, in
             ids[i][0], user_id, number, names.file_id(t["source_id"], t["file"]),
             names.conversation_id(t["source_id"], t["conversation"]), t["key"],
             int(t["position"]), role, t["speaker"], t["text"], timestamp,
-            stored_sha(t["sha256"], t["text"]), status, "",
+            stored_sha(t.get("sha256"), t["text"]), status, "",
             record.get("supersedes"), t.get("context", ""), stored_extra(extra, t["key"]),
             float(record.get("at", 0.0)), ids[i][1], prev[i][0],
         ))
@@ -295,7 +295,7 @@ def _apply_one(conn: sqlite3.Connection, user_id: str, record: dict[str, Any]) -
             (
                 user_id, int(t["number"]), names.file_id(t["source_id"], t["file"]), conversation_id, t["key"],
                 int(t["position"]), t["role"], t["speaker"], t["text"], float(t["timestamp"]),
-                stored_sha(t["sha256"], t["text"]), t.get("status", "active"), "", record.get("supersedes"),
+                stored_sha(t.get("sha256"), t["text"]), t.get("status", "active"), "", record.get("supersedes"),
                 t.get("context", ""), stored_extra(extra, t["key"]), float(record.get("at", 0.0)),
             ),
         )

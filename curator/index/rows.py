@@ -31,10 +31,11 @@ def stored_extra(extra: dict[str, Any], key: str) -> str:
     return EXTRA_JSON.encode(extra)
 
 
-def stored_sha(sha256: str, text: str) -> str | None:
+def stored_sha(sha256: str | None, text: str) -> str | None:
     """A digest as a turn row holds it: nothing when it is the hash of the text (reading the
-    turn computes it again, :func:`turn_from_row`), the digest itself otherwise."""
-    return None if sha256 == text_hash(text) else sha256
+    turn computes it again, :func:`turn_from_row`) or when a ledger record left it out for
+    that reason, the digest itself otherwise."""
+    return None if sha256 is None or sha256 == text_hash(text) else sha256
 
 
 def extra_of(stored: str | None, key: str) -> dict[str, Any]:

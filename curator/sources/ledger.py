@@ -134,7 +134,9 @@ class TurnLedger:
             return
         path = self.path(user_id)
         lines = [_line(r) for r in records]
-        if sum(map(len, lines)) < SEAL_BYTES:
+        # An append of a quarter of the limit or more (an import's batch) becomes a segment at
+        # once: written plain, an import's last batch stayed four times its sealed size.
+        if sum(map(len, lines)) < SEAL_BYTES // 4:
             append_lines(path, lines)
             if path.stat().st_size >= SEAL_BYTES:
                 self.seal(user_id)

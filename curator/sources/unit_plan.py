@@ -40,6 +40,9 @@ class UnitPlan:
             "sha256": sha256, "status": "active", "context": turn.context, "extra": extra,
         }
         record = dict(fields)
+        # The ledger's form of an added turn: no digest when it is its text's hash (this one
+        # is, by construction), so neither the ledger nor the index hashes the text again.
+        del record["sha256"]
         record["extra"] = dict(extra)
         self._record("add", turn=record, supersedes=supersedes)
         indexed = built(IndexedTurn, fields)

@@ -106,6 +106,16 @@ def test_a_batch_past_the_limit_is_sealed_as_it_is_after_the_plain_records_befor
     assert ledger.last_seq("default") == 60
 
 
+def test_an_imports_last_batch_below_the_limit_is_sealed_too(ledger):
+    # 3,000 bytes: under the 4,096 of the limit, but no watcher's append is that large.
+    ledger.append("default", _records(1, 12))
+    assert [(f, last) for f, last, _ in ledger.segments("default")] == [(1, 12)]
+    assert not ledger.path("default").exists()
+    ledger.append("default", _records(13, 14))  # a watcher's few lines: plain
+    assert [r["seq"] for r in ledger.read("default")] == list(range(1, 15))
+    assert len(ledger.segments("default")) == 1 and ledger.path("default").stat().st_size > 0
+
+
 def test_an_added_turns_hash_is_left_out_of_the_file_and_given_back_on_reading(ledger):
     from curator.sources.turns import text_hash
 
