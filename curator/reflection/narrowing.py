@@ -42,6 +42,15 @@ _SENTENCE_END_RE = re.compile(r"[.!?…]+[\"'”’»)]*\s+|[。！？]+[」』�
 
 
 _ABBREVIATION_RE = re.compile(r"(?:^|\s)(?:St|Dr|Mr|Mrs|Ms|Mt|Jr|Sr|Prof|vs|etc|e\.g|i\.e|[A-Z])\.$")
+# Chats are often typed in lower case ("it's going ok! my knees hurt a bit though. oh and I
+# have type 1 diabetes"): a lower-case letter still starts a sentence after "!" or "?", and
+# after a full stop (not an ellipsis) that ends a plain word of three letters or more that no
+# abbreviation is.
+_LOWER_START_AFTER = re.compile(r"(?:^|\s)[^\W\d_]{3,}(?:\.|[!?]+)[\"'”’»)]*\s+$|[!?]+[\"'”’»)]*\s+$")
+_SHORTENED = frozenset("""approx incl excl etc min max esp dept est misc appt tel vol
+    bzw usw ggf inkl evtl vgl ca aprox etc pág""".split())
+# "am 15. Januar": a German ordinal before a month is no sentence end.
+_ORDINAL_DATE = re.compile(r"\b\d{1,2}\.\s+(?:jan|feb|mär|apr|mai|jun|jul|aug|sep|okt|nov|dez)", re.IGNORECASE)
 
 
 def sentences(text: str) -> list[str]:
@@ -68,10 +77,24 @@ def _split_at_ends(flat: str) -> list[str]:
     for match in _SENTENCE_END_RE.finditer(flat):
         end = match.end()
         following = flat[end:end + 1]
-        if not following or (following.islower() and match.group(0).strip()[-1:] not in "。！？」』"):
+        if not following or (following.islower() and match.group(0).strip()[-1:] not in "。！？」』"
+                             and not _lower_case_start(flat[start:end])):
+            continue
+        if _ORDINAL_DATE.match(flat, max(match.start() - 2, 0)) or _ORDINAL_DATE.match(flat, max(match.start() - 1, 0)):
             continue
         pieces.append(flat[start:end])
         start = end
+    pieces.append(flat[start:])
+    return pieces
+
+
+def _lower_case_start(before: str) -> bool:
+    """Whether a sentence may begin in lower case after ``before`` (which ends at a stop)."""
+    found = _LOWER_START_AFTER.search(before)
+    if found is None:
+        return False
+    word = found.group(0).strip().rstrip("\"'”’»)").rstrip(".!?").casefold()
+    return word not in _SHORTENED
     pieces.append(flat[start:])
     return pieces
 

@@ -317,6 +317,8 @@ def title_of(memory: str, speaker: str, limit: int = 56) -> str:
             continue  # "Maya | and their sister": the subject, not a clause
         # Two words before "because" make a title ("Learning Portuguese"); before a comma they are
         # mostly a time or a topic ("Last week,", "Besides writing,").
+        if cut.group().startswith(",") and _LIST_TAIL.match(clause, cut.end()):
+            continue  # "Can run Tuesday, | Thursday and Sunday": a list, not a clause
         if len(clause[:cut.start()].split()) >= (2 if cut.group().strip()[:1].isalpha() else 3):
             clause = clause[:cut.start()]
             break
@@ -326,7 +328,7 @@ def title_of(memory: str, speaker: str, limit: int = 56) -> str:
     while left and words and words[-1][:1].isupper() and left[0][:1].isupper():
         words, left = words[:-1], [words[-1], *left]  # never "... at Door" of "Door Dash"
     # A clause cut short does not end on "and" or "the"; a whole one keeps its words ("Lucky to have them").
-    while left and len(words) > 2 and (words[-1].lower().strip(",;:") in STOP_WORDS - _NEGATIONS
+    while left and len(words) > 2 and (words[-1].lower().strip(",;:") in (STOP_WORDS - _NEGATIONS) | _DANGLING
                                        or not any(c.isalnum() for c in words[-1])):
         words = words[:-1]
     if len(words) < 2:
@@ -336,6 +338,10 @@ def title_of(memory: str, speaker: str, limit: int = 56) -> str:
 
 
 _COPULAS = frozenset(["is", "are", "was", "were", "am"])
+# The rest of a list after its first comma: "Thursday and Sunday", "cats, dogs or birds".
+_LIST_TAIL = re.compile(r"(?:[\w'’-]+,\s+){0,4}[\w'’-]+,?\s+(?:and|or)\s+[\w'’-]+[.!]?$")
+# A word that a title cut short must not end on: it belongs to the word after it ("... next").
+_DANGLING = frozenset(["next", "last", "every", "each", "per", "very", "more", "most", "few"])
 _TITLE_LEADERS = frozenset(["just", "really", "so"])
 _NEGATIONS = frozenset(["not", "never", "no", "can't", "cannot", "don't", "didn't", "won't", "isn't", "wasn't"])
 # Where a title's clause ends: a dash, a comma, a semicolon, or a joining word.
@@ -387,6 +393,8 @@ def _introduced(sentence: str) -> str:
 # Telling the listener that something is news is not saying it to them: "I just wanted to let
 # you know I did a charity event" is the person's news, and its "you" kept it out.
 _TELLING = re.compile(r"\b(?:I\s+)?(?:just\s+)?(?:wanted|want)\s+to\s+let\s+you\s+know(?:\s+that)?\s+|"
+                      r"\bI\s+(?:should\s+(?:probably\s+|also\s+)?|forgot\s+to\s+|have\s+to\s+|need\s+to\s+)"
+                      r"(?:mention|say|tell\s+you)(?:\s+that)?,?\s+(?=I\b|my\b|I['’])|"
                       r"^(?:you\s+know|as\s+you\s+know|just\s+so\s+you\s+know|fyi),?\s+", re.IGNORECASE)
 
 
@@ -506,6 +514,13 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
                 if not rest or rest[0] != group[len(group) - len(rest)] or _REFERRING.search(" ".join(rest)):
                     continue  # "I first watched it ...", "I hope they love it": still pointing back
                 group = rest
+            if not companion and len(group) > 1:
+                # A memory never opens with "we" code cannot name ("oh wait, we moved from
+                # Sheffield, not Leeds. my brain is mush today"): a leading sentence of "we"
+                # alone is left out, and what follows stands or falls on its own.
+                while (len(group) > 1 and _WE.search(group[0]) and not _CATCH_UP.search(group[0])
+                       and not _SINGULAR.search(with_subject(_plain(group[0])))):
+                    group = group[1:]
             quote = " ".join(group)
             # "Just got back from a family road trip yesterday": the "I" a chat drops is the speaker.
             subject = " ".join(with_subject(_plain(s)) for s in group)
@@ -718,7 +733,11 @@ _CHATTER = re.compile(r"^\W*(?:I\s+(?:\S+\s+)?agree\b[^.!?]{0,20}[.!?]*\s*$|"
                       r"(?:it['’]s\s+)?been\s+a\s+(?:crazy|hectic|busy|wild|long|rough|tough)\s+(?:few\s+)?"
                       r"(?:days?|weeks?|months?)[^.!?]{0,20}[.!?]*\s*$|"
                       r"(?:it['’]s\s+)?been\s+(?:so\s+|really\s+)?(?:hectic|crazy|busy|wild)(?:\s+for\s+me)?"
-                      r"(?:\s+lately)?[.!?]*\s*$)",
+                      r"(?:\s+lately)?[.!?]*\s*$|"
+                      # Leaving the chat ("ok gotta go, talk soon"), read in chats that store no name:
+                      r"(?:ok(?:ay)?,?\s+)?(?:I\s+)?(?:gotta|got\s+to|have\s+to|need\s+to|must)\s+"
+                      r"(?:go|run|dash|head\s+(?:off|out))\b(?:\s+now)?(?:[,\s]+(?:talk|speak|see\s+you|chat)\s+"
+                      r"(?:soon|later|tomorrow))?[.!?]*\s*$)",
                       re.IGNORECASE)
 
 
@@ -771,16 +790,38 @@ def role_play(text: str) -> bool:
 
 
 def spoken_parts(text: str) -> list[str]:
-    """The stretches of ``text`` outside role-play narration, each judged on its own."""
-    return [part for part in _NARRATION.split(text) if part.strip()]
+    """The stretches of ``text`` outside role-play narration and code, each judged on its own."""
+    return [part for part in _NARRATION.split(without_code(text)) if part.strip()]
+
+
+# Code pasted into a chat ("def fold(seq):\n    result = model.predict(seq)") is the work, not
+# the person: a fenced block, and a line that reads as code, are no statements.
+_FENCED = re.compile(r"```.*?(?:```|$)", re.DOTALL)
+_CODE_LINE = re.compile(
+    r"^\s*(?:def\s+\w+\s*\(|class\s+\w+[(:]|import\s+[\w.]+|from\s+[\w.]+\s+import\b|return\b|print\s*\(|"
+    r"(?:const|let|var)\s+\w+\s*=|function\s*\w*\s*\(|#include\b|(?:public|private|static)\s+\w+|[{}\]);]+\s*$)|"
+    r"^\s{2,}\S|[;{]\s*$|^\s*[\w.\[\]]+\s*[-+*/]?=\s*[\w.]+\(|^\s*(?:>>>|\$)\s")
+
+
+def without_code(text: str) -> str:
+    """``text`` without fenced code blocks and lines that read as code."""
+    if "```" not in text and not any(c in text for c in "(=;{"):
+        return text
+    text = _FENCED.sub("\n", text)
+    return "\n".join(line for line in text.split("\n") if not _CODE_LINE.search(line))
 
 
 def _by_language(text: str) -> tuple[str, list[tuple[str, Table | None]]]:
     """(the English sentences of ``text`` joined, every other sentence with its table or None)."""
     english: list[str] = []
     foreign: list[tuple[str, Table | None]] = []
+    whole = detect(text)
     for sentence in sentences(text):
         code = detect(sentence)
+        if code != whole and whole in tables() and len(sentence.split()) < UNKNOWN_MIN_WORDS:
+            # A short sentence has few words to tell its language by: "Adorei a ideia do
+            # Desmos." read as English in a Portuguese turn. It is in the turn's language.
+            code = whole
         if code == "en" or (code == "" and _ascii_words(sentence)):
             english.append(sentence)
         else:
@@ -840,11 +881,27 @@ def _foreign_statements(turn: IndexedTurn, found: Sequence[tuple[str, Table | No
                 break
         body = _LAUGHTER.sub(r"\1", body).strip() or body
         if table is not None and table.spaced:
-            body = _without_passing_tail(body, table)
+            body = _without_passing_tail(_without_listener_tail(table.strip_tail(body), table), table)
         body = body[:1].upper() + body[1:]
         out.append(Statement(turn, sentence, in_their_words(speaker, body), _plain_title(body), rank,
                              person=speaker))
     return out
+
+
+def _without_listener_tail(body: str, table: Table) -> str:
+    """``body`` without what it goes on to say to the assistant after a comma ("Je suis
+    allergique aux arachides, donc si tu me proposes des recettes, fais gaffe." -> "Je suis
+    allergique aux arachides."): from the last comma after which the assistant is spoken to,
+    when what comes before says nothing to them. The quote keeps it."""
+    cuts = [i for i, ch in enumerate(body) if ch == ","]
+    for cut in reversed(cuts):
+        head = body[:cut]
+        if not table.has("listener", body[cut + 1:]):
+            continue
+        if table.has("listener", head) or len(table.words(head)) < MIN_WORDS:
+            return body
+        return head.rstrip(" ,;") + "."
+    return body
 
 
 def _without_passing_tail(body: str, table: Table) -> str:
@@ -888,6 +945,8 @@ def _foreign_rank(sentence: str, table: Table | None) -> float:
     own, listener = table.count("self", body), table.count("listener", body)
     if listener > own:
         return 0.0  # said to the assistant or about it, not about the speaker's life
+    if table.subject_required and not own and not table.has("correction", body):
+        return 0.0  # no "ich", "je": about something else ("Die Funktion gibt immer None zurück")
     numbers = int(any(ch.isdigit() for ch in body))
     names = 0
     if table.spaced and not table.capital_nouns:

@@ -27,7 +27,8 @@ import yaml
 _FOLDER = Path(__file__).parent
 _WORD_RE = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?", re.UNICODE)
 _LIST_KEYS = ("stop", "self", "listener", "request", "greeting", "thanks", "small_talk", "joining",
-              "correction", "negation", "instruction", "lasting", "passing", "dates", "pointing", "moments")
+              "correction", "negation", "instruction", "lasting", "passing", "dates", "pointing", "moments",
+              "loose", "tail")
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,9 @@ class Table:
     spaced: bool  # words are separated by spaces (False: Chinese, Japanese)
     capital_nouns: bool  # every noun is capitalised (German): a capital is no sign of a name
     lists: dict[str, tuple[str, ...]]
+    # A sentence about oneself names its subject ("ich", "je"): one with no word of ``self``
+    # is about something else ("Die Funktion gibt immer None zurück").
+    subject_required: bool = False
 
     def words(self, text: str) -> list[str]:
         return [w.casefold() for w in _WORD_RE.findall(text)]
@@ -88,21 +92,36 @@ class Table:
         for _ in range(4):  # "Hola, bueno, vale, ..." peels one opener a round
             stripped = _strip_leading(text)
             folded = stripped.casefold()
-            for entry in (*self.lists["greeting"], *self.lists["small_talk"], *self.lists["thanks"]):
+            for entry in (*self.lists["greeting"], *self.lists["small_talk"], *self.lists["thanks"],
+                          *self.lists["loose"]):
                 cut = len(entry)
                 if not folded.startswith(entry):
                     continue
-                if detached and self.spaced and folded[cut:].lstrip(" ")[:1].isalnum():
-                    after = stripped[cut:].lstrip(" ")
+                if (detached and self.spaced and folded[cut:].lstrip(" ")[:1].isalnum()
+                        and entry not in self.lists["loose"]):
+                    after = self.strip_joining(stripped[cut:].lstrip(" "))
                     if self.strip_openers(after, detached=True) == after:
                         continue  # part of the clause ("Übrigens laufe ich"): a quote keeps it
-                    # else a run of openers set off together ("Pues mira, ..."): all of it goes
+                    # else a run of openers set off together ("Pues mira, ...", "Ah et sinon,
+                    # ..."): all of it goes
                 if len(folded) == cut or not folded[cut].isalnum() or not self.spaced:
                     text = stripped[cut:].lstrip(" ,.!;:、，。！-–—")
                     break
             else:
                 return stripped
         return _strip_leading(text)
+
+    def strip_tail(self, text: str) -> str:
+        """``text`` without a last clause of chatter after a comma ("..., c'est nul.",
+        "..., que preguiça.", "..., oui."): one made only of an entry of ``tail``."""
+        cut = text.rfind(",")
+        if cut <= 0:
+            return text
+        tail = " ".join(self.words(text[cut + 1:]))
+        if not tail or tail not in self.lists["tail"]:
+            return text
+        end = text.rstrip()[-1:]
+        return text[:cut].rstrip(" ,;") + (end if end in ".!?。！？" else ".")
 
     def strip_joining(self, text: str) -> str:
         """``text`` without an "and" or "but" that joins it to what was said before ("Et j'ai un
@@ -140,7 +159,8 @@ def tables() -> dict[str, Table]:
         lists = {k: tuple(" ".join(str(e).casefold().split()) for e in data.get(k) or ())
                  for k in _LIST_KEYS}
         out[path.stem] = Table(path.stem, str(data.get("name", path.stem)), bool(data.get("spaced", True)),
-                               bool(data.get("capital_nouns", False)), lists)
+                               bool(data.get("capital_nouns", False)), lists,
+                               bool(data.get("subject_required", False)))
     return out
 
 
