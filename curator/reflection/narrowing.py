@@ -47,8 +47,8 @@ _ABBREVIATION_RE = re.compile(r"(?:^|\s)(?:St|Dr|Mr|Mrs|Ms|Mt|Jr|Sr|Prof|vs|etc|
 # after a full stop (not an ellipsis) that ends a plain word of three letters or more that no
 # abbreviation is.
 _LOWER_START_AFTER = re.compile(r"(?:^|\s)[^\W\d_]{3,}(?:\.|[!?]+)[\"'”’»)]*\s+$|[!?]+[\"'”’»)]*\s+$")
-_SHORTENED = frozenset("""approx incl excl etc min max esp dept est misc appt tel vol
-    bzw usw ggf inkl evtl vgl ca aprox etc pág""".split())
+_SHORTENED = frozenset(["approx", "incl", "excl", "etc", "min", "max", "esp", "dept", "est", "misc", "appt",
+                        "tel", "vol", "bzw", "usw", "ggf", "inkl", "evtl", "vgl", "ca", "aprox", "pág"])
 # "am 15. Januar": a German ordinal before a month is no sentence end.
 _ORDINAL_DATE = re.compile(r"\b\d{1,2}\.\s+(?:jan|feb|mär|apr|mai|jun|jul|aug|sep|okt|nov|dez)", re.IGNORECASE)
 
@@ -95,8 +95,6 @@ def _lower_case_start(before: str) -> bool:
         return False
     word = found.group(0).strip().rstrip("\"'”’»)").rstrip(".!?").casefold()
     return word not in _SHORTENED
-    pieces.append(flat[start:])
-    return pieces
 
 
 # llama-cpp-python's JSON-schema converter writes an ``enum`` value into the grammar without

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from curator.index.text import STOP_WORDS, elide, stem
 from curator.reflection.gates.untrusted import instruction_reasons, invisible_characters
-from curator.reflection.languages import Table, detect, tables
+from curator.reflection.languages import Table, detect, latin, tables
 from curator.reflection.narrowing import sentences
 from curator.reflection.rephrase import (
     GENERIC_SPEAKERS,
@@ -131,6 +131,11 @@ _LASTING_WORDS = """
     business store shop studio dairy peanut peanuts nuts meat
 """
 _LASTING = frozenset(stem(w) for w in _LASTING_WORDS.split())
+# What an assistant must never forget of a person (health, allergies, diet): worth three cues,
+# so the news of a weekend does not push it out of the few proposals a batch makes.
+_VITAL_WORDS = """allergic allergy allergies diabetic diabetes insulin asthma epilepsy celiac coeliac intolerant
+    vegetarian vegan gluten lactose peanut peanuts medication pregnant disability wheelchair"""
+_VITAL = frozenset(stem(w) for w in _VITAL_WORDS.split())
 _PASSING_WORDS = """
     today tonight now currently right moment feel feeling felt tired glad happy sad sorry bored
     guess think maybe probably seems sounds looks wow awesome lol haha cool nice
@@ -266,7 +271,8 @@ def rank_of(text: str) -> float:
     if not words:
         return 0.0
     stems = [stem(w.lower()) for w in words]
-    score = sum(1.0 for s in stems if s in _LASTING) - sum(0.75 for s in stems if s in _PASSING)
+    score = (sum(1.0 for s in stems if s in _LASTING or s in _VITAL) + sum(2.0 for s in stems if s in _VITAL)
+             - sum(0.75 for s in stems if s in _PASSING))
     names = [w for i, w in enumerate(words) if i > 0 and w[:1].isupper() and w != "I"
              and w.lower() not in STOP_WORDS]
     score += 0.75 * min(len(names), 3)
@@ -474,6 +480,11 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
     last: dict[str, IndexedTurn] = {}  # the latest turn of each conversation so far
     # Who "we" is: the companion the person named in their turn before ("my partner and I").
     together: dict[tuple[str, str], str | None] = {}
+    written: dict[str, str] = {}
+    for turn in turns:
+        if turn.role == "user" and isinstance(turn.text, str):
+            written[turn.conversation] = written.get(turn.conversation, "") + " " + without_code(turn.text)
+    language = {conversation: detect(text) for conversation, text in written.items()}  # the person's, per chat
     for turn in turns:
         speaker = " ".join((turn.speaker or "").split())
         previous = last.get(turn.conversation)
@@ -493,7 +504,7 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
         spoken: dict[str, str] = {}
         in_character = role_play(turn.text)
         for part in spoken_parts(turn.text):
-            english, foreign = _by_language(part)
+            english, foreign = _by_language(part, language.get(turn.conversation, ""))
             found = _foreign_statements(turn, foreign, speaker)
             out.extend(s for s in found if s.instruction or not in_character)
             kept, planted = _kept_sentences(english, people - {speaker}, spoken)
@@ -811,16 +822,20 @@ def without_code(text: str) -> str:
     return "\n".join(line for line in text.split("\n") if not _CODE_LINE.search(line))
 
 
-def _by_language(text: str) -> tuple[str, list[tuple[str, Table | None]]]:
-    """(the English sentences of ``text`` joined, every other sentence with its table or None)."""
+def _by_language(text: str, spoken: str = "") -> tuple[str, list[tuple[str, Table | None]]]:
+    """(the English sentences of ``text`` joined, every other sentence with its table or None).
+
+    ``spoken``: the language the person writes this conversation in, for a turn too short to
+    tell its own."""
     english: list[str] = []
     foreign: list[tuple[str, Table | None]] = []
-    whole = detect(text)
+    whole = detect(text) if len(text.split()) >= UNKNOWN_MIN_WORDS * 2 else spoken
     for sentence in sentences(text):
         code = detect(sentence)
-        if code != whole and whole in tables() and len(sentence.split()) < UNKNOWN_MIN_WORDS:
+        if (code != whole and whole in tables() and len(sentence.split()) < UNKNOWN_MIN_WORDS * 2
+                and latin(sentence) and tables()[whole].spaced):
             # A short sentence has few words to tell its language by: "Adorei a ideia do
-            # Desmos." read as English in a Portuguese turn. It is in the turn's language.
+            # Desmos." read as English in a Portuguese chat. It is in the chat's language.
             code = whole
         if code == "en" or (code == "" and _ascii_words(sentence)):
             english.append(sentence)

@@ -188,6 +188,11 @@ def _script(text: str) -> str:
     return max(counts, key=lambda k: counts[k]) if counts else ""
 
 
+def latin(text: str) -> bool:
+    """Whether ``text`` is written mostly in Latin letters (the scripts tables tell apart by words)."""
+    return _script(text) == "latin"
+
+
 _ENGLISH_STOP = frozenset([
     "i", "my", "me", "the", "a", "an", "and", "is", "am", "are", "was", "were", "to", "of",
     "in", "on", "at", "it", "that", "this", "with", "for", "from", "as", "by", "be", "been",

@@ -1,0 +1,133 @@
+"""What people actually type: lower case, code pasted in, openers and tails of chatter in other
+languages, a reaction to the assistant's idea. Fixtures of our own, in the shapes of chats that
+store no name (the person is "the user"); each case was a proposal a person could not approve.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from curator.reflection.narrowing import sentences
+from curator.reflection.statements import statements, title_of, without_code
+from curator.sources.turns import IndexedTurn
+
+
+def _turns(*texts: str) -> list[IndexedTurn]:
+    out = []
+    for number, text in enumerate(texts, start=1):
+        role = "user" if number % 2 else "assistant"
+        out.append(IndexedTurn(number=number, user_id="u", source_id="s", file="chat.jsonl", conversation="c",
+                               key=str(number), position=number, role=role, speaker=role, text=text,
+                               timestamp=float(number), sha256="0" * 64))
+    return out
+
+
+def memories(*texts: str) -> list[str]:
+    """The memories code finds in the person's turns (every other turn is the assistant's)."""
+    return [s.memory for s in statements(_turns(*texts)) if not s.instruction]
+
+
+def test_sentences_typed_in_lower_case_are_sentences() -> None:
+    said = "it's going ok! my knees hurt a bit though. oh and I have type 1 diabetes, so I'm careful."
+    assert sentences(said) == ["it's going ok!", "my knees hurt a bit though.",
+                               "oh and I have type 1 diabetes, so I'm careful."]
+    # Not after an ellipsis, an abbreviation or a short token; a German ordinal is no end.
+    assert sentences("Sounds good... maybe later") == ["Sounds good... maybe later"]
+    assert sentences("approx. ten people came") == ["approx. ten people came"]
+    assert sentences("Die Abgabe ist am 15. Januar. Danach Urlaub.") == ["Die Abgabe ist am 15. Januar.",
+                                                                        "Danach Urlaub."]
+
+
+def test_a_fact_in_a_lower_case_turn_is_found_and_the_goodbye_is_not() -> None:
+    found = memories("it's going ok! my knees hurt a bit though. oh and I should mention I have type 1 "
+                     "diabetes, so I need to be careful with my sugar when I run.", "Good to know.",
+                     "ok gotta go, talk soon")
+    assert found == ["The user has type 1 diabetes, so they need to be careful with their sugar when they run."]
+
+
+def test_a_memory_never_opens_with_a_we_code_cannot_name() -> None:
+    found = memories("awesome thanks!! oh wait, we moved from Sheffield, not Leeds. my brain is mush today")
+    assert not any(m.startswith("We ") for m in found)
+
+
+def test_a_title_keeps_a_list_whole_and_never_ends_on_next() -> None:
+    assert title_of("The user can run Tuesday, Thursday and Sunday.", "The user") == \
+        "Can run Tuesday, Thursday and Sunday"
+    long = "The user will be at their sister's wedding in Cornwall next weekend so they'll skip Sunday's run."
+    assert title_of(long, "The user") == "Will be at their sister's wedding in Cornwall"
+
+
+def test_code_pasted_into_a_chat_is_no_memory() -> None:
+    code = "def fold(seq):\n    result = model.predict(seq)\n    print(result)"
+    assert without_code(code).strip() == ""
+    assert without_code("x = foo(3)\nI moved to Berlin.") == "I moved to Berlin."
+    assert without_code("I love my dog (a beagle).") == "I love my dog (a beagle)."
+    assert memories(code) == []
+    assert memories("```\nimport os\nprint(os.getcwd())\n```\nI work as a data engineer in Leeds.") == \
+        ["The user works as a data engineer in Leeds."]
+
+
+@pytest.mark.parametrize(("said", "memory"), [
+    # A run of openers joined by "and"; what follows, said to the assistant, is the quote's only.
+    ("Ah et sinon, je suis allergique aux arachides, donc si tu me proposes des recettes, fais gaffe lol.",
+     'The user said: "Je suis allergique aux arachides."'),
+    # French keeps its word order without its opener (German does not: "Übrigens laufe ich").
+    ("D'ailleurs on a décidé de passer une formation pour que je devienne infirmière puéricultrice, ça "
+     "commence en septembre.", 'The user said: "On a décidé de passer une formation pour que je devienne '
+     'infirmière puéricultrice, ça commence en septembre."'),
+    ("Et puis mon copain bosse de jour, du coup on se croise à peine, c'est nul.",
+     'The user said: "Mon copain bosse de jour, du coup on se croise à peine."'),
+    ("Achso, und ich spiele seit zehn Jahren Cello im Uniorchester.",
+     'The user said: "Ich spiele seit zehn Jahren Cello im Uniorchester."'),
+    ("Ich trinke übrigens keinen Kaffee, nur grünen Tee, falls du mir wieder Kaffee empfiehlst haha.",
+     'The user said: "Ich trinke übrigens keinen Kaffee, nur grünen Tee."'),
+    # The negation stays: "não" opens no chatter here.
+    ("Ah, esqueci de falar, eu não como carne de porco por causa da religião.",
+     'The user said: "Eu não como carne de porco por causa da religião."'),
+    ("Sono vegetariana da dieci anni, che noia.", 'The user said: "Sono vegetariana da dieci anni."'),
+])
+def test_openers_and_tails_of_chatter_leave_the_quote(said: str, memory: str) -> None:
+    assert memories(said) == [memory]
+
+
+@pytest.mark.parametrize("said", [
+    "Die Funktion gibt immer None zurück.",  # about the code: no "ich", no "mein"
+    "La fonction renvoie toujours la même liste depuis hier.",
+    "Gute Idee, das mache ich jeden Tag so.",
+])
+def test_what_is_not_about_the_person_is_no_memory(said: str) -> None:
+    assert memories(said) == []
+
+
+def test_a_short_sentence_is_read_in_the_language_of_its_chat() -> None:
+    # Read alone, "Adorei a ideia do Desmos." has English's "a" and "do": it was proposed as an
+    # English sentence about someone named Desmos. It is the assistant's idea, liked.
+    found = memories("Sou professora de matemática em Campinas há dez anos, numa escola estadual.",
+                     "Experimente o Desmos para as parábolas.", "Adorei a ideia do Desmos.")
+    assert found == ['The user said: "Sou professora de matemática em Campinas há dez anos, numa escola estadual."']
+
+
+def test_every_table_entry_is_text_not_a_yaml_boolean() -> None:
+    # Unquoted, YAML reads Spanish "no", Polish "on" as false and true: Spanish lost its
+    # commonest negation, and Polish "on" (he) no longer pointed back.
+    from pathlib import Path
+
+    import yaml
+
+    from curator.reflection import languages
+
+    for path in Path(languages.__file__).parent.glob("*.yaml"):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        for key, value in data.items():
+            if isinstance(value, list):
+                assert all(isinstance(e, str) for e in value), (path.name, key)
+    assert "no" in languages.tables()["es"].lists["negation"]
+
+
+def test_health_and_diet_outweigh_a_plain_cue() -> None:
+    from curator.reflection.statements import rank_of
+
+    # A batch proposes a few statements, best ranked first: a condition the assistant must
+    # never forget was fifth in a chat about running, behind a wedding next weekend.
+    assert rank_of("I have diabetes.") == 3 * rank_of("I have a dog.") > 0
+    assert rank_of("I'm allergic to peanuts.") > rank_of("I was at a gig in Leeds last week.")
