@@ -484,7 +484,9 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
     for turn in turns:
         if turn.role == "user" and isinstance(turn.text, str):
             written[turn.conversation] = written.get(turn.conversation, "") + " " + without_code(turn.text)
-    language = {conversation: detect(text) for conversation, text in written.items()}  # the person's, per chat
+    # The language the person writes each chat in, where they wrote enough to tell.
+    language = {conversation: detect(text) for conversation, text in written.items()
+                if len(text.split()) >= UNKNOWN_MIN_WORDS * 2}
     for turn in turns:
         speaker = " ".join((turn.speaker or "").split())
         previous = last.get(turn.conversation)

@@ -198,7 +198,9 @@ _ENGLISH_STOP = frozenset([
     "in", "on", "at", "it", "that", "this", "with", "for", "from", "as", "by", "be", "been",
     "he", "she", "his", "her", "him", "they", "them", "their", "there", "have", "has", "had",
     "you", "your", "we", "our", "but", "not", "so", "just", "do", "don't", "i'm", "i've",
-    "what", "all", "about", "will", "can", "would", "like", "got", "very", "really", "one"
+    "what", "all", "about", "will", "can", "would", "like", "got", "very", "really", "one",
+    # Spanish, Italian and Portuguese list it too: "long time no see!" is not Spanish.
+    "no",
 ])
 
 

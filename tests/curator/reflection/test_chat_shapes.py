@@ -131,3 +131,10 @@ def test_health_and_diet_outweigh_a_plain_cue() -> None:
     # never forget was fifth in a chat about running, behind a wedding next weekend.
     assert rank_of("I have diabetes.") == 3 * rank_of("I have a dog.") > 0
     assert rank_of("I'm allergic to peanuts.") > rank_of("I was at a gig in Leeds last week.")
+
+
+def test_a_greeting_with_no_in_it_is_english() -> None:
+    from curator.reflection.languages import detect
+
+    assert detect("Hey Nate, long time no see!") == "en"
+    assert detect("No, no tengo perro.") == "es"
