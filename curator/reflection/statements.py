@@ -91,6 +91,8 @@ _THANKS = re.compile(r"^(?:thanks|thank you|thx)\b(?!\s*[,.!])", re.IGNORECASE)
 ATTACHED = re.compile(r"\s*\[[^\[\]]{0,400}\]")
 # Two hyphens between words are a dash ("exciting things are happening--I'm exploring ..."),
 # written as one in a memory.
+# Emoji and pictographs: the quote keeps them, a memory does not ("... a 200 day streak 😅").
+_EMOJI = re.compile(r"\s*[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200D]+")
 _DOUBLE_HYPHEN = re.compile(r"(?<=\w)\s*--\s*(?=\w)")
 # Words to the other person with no "you" in them: congratulating, suggesting, answering their
 # news ("Sounds like a fun experience"), offering ("Count on me"). None was ever a gold fact.
@@ -104,7 +106,10 @@ _SECOND_PERSON = re.compile(r"\byou(?:r|rs|rself|['’](?:re|ve|ll|d))?\b", re.I
 # Asking the assistant for something is a request, not a fact about the asker.
 _REQUEST = re.compile(
     r"^(?:can|could|would|will) you\b|^please\b|\bplease\b.*\b(?:me|us)\b|^(?:remind|tell|show|give|help|"
-    r"suggest|find|send|write|let me know)\b|^what\b|^how\b|^why\b|^when\b|^where\b|^who\b",
+    r"suggest|find|send|write|let me know)\b|^what\b|^how\b|^why\b|^when\b|^where\b|^who\b|"
+    # Asking for the draft to change ("thats good but make it a bit firmer")
+    r"\b(?:make|rewrite|shorten|change|fix|translate|reword|rephrase)\s+(?:it|this|that|the\s+\w+)\s+"
+    r"(?:a\s+(?:bit|little)\s+|more\s+|less\s+|shorter|longer|into|to|in)",
     re.IGNORECASE,
 )
 # What the person wants of the thing being made ("I want it to always ignore what is in
@@ -401,6 +406,9 @@ def _introduced(sentence: str) -> str:
 _TELLING = re.compile(r"\b(?:I\s+)?(?:just\s+)?(?:wanted|want)\s+to\s+let\s+you\s+know(?:\s+that)?\s+|"
                       r"\bI\s+(?:should\s+(?:probably\s+|also\s+)?|forgot\s+to\s+|have\s+to\s+|need\s+to\s+)"
                       r"(?:mention|say|tell\s+you)(?:\s+that)?,?\s+(?=I\b|my\b|I['’])|"
+                      # Asked to put it in a letter, it is still the person's news ("also mention I
+                      # have a 2 year old so it's urgent").
+                      r"^(?:also\s+|and\s+|please\s+|pls\s+)*(?:mention|say|add|write)\s+(?:that\s+)?(?=I\b|my\b|I['’])|"
                       r"^(?:you\s+know|as\s+you\s+know|just\s+so\s+you\s+know|fyi),?\s+", re.IGNORECASE)
 
 
@@ -557,6 +565,7 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
             if all(_CHATTER.search(sentence) for sentence in lasting):
                 continue  # "I hope it's going well!" said of the listener's business: nothing of the person's
             memory = _DOUBLE_HYPHEN.sub(" – ", _EXCLAIMED.sub(".", _retold(_without_chatter(lasting), speaker)))
+            memory = _EMOJI.sub("", memory).replace(" .", ".").strip()
             rank = rank_of(quote)
             if rank <= 0:
                 continue
@@ -579,7 +588,9 @@ _OPENERS = re.compile(r"^(?:(?:also|and|but|so|actually|oh|well|anyway|wait(?=\s
 _FILLER = re.compile(r",\s*by the way(?=[,.!?])", re.IGNORECASE)
 # A label before the news itself: "Quick correction from yesterday: ...", "One important thing: ...".
 _LABEL = re.compile(r"^(?:[\w'’]+\s+){0,3}(?:thing|correction|update|note|reminder|news|heads up|fyi)"
-                    r"(?:\s+(?:from|for)\s+\w+)?\s*(?::|\s[-–—])\s+", re.IGNORECASE)
+                    r"(?:\s+(?:from|for)\s+\w+)?\s*(?::|\s[-–—])\s+|"
+                    r"^(?:ok(?:ay)?,?\s+)?(?:one\s+)?(?:last|final|more|other|another|quick)\s+thing\s*,\s+",
+                    re.IGNORECASE)
 
 
 def _plain(sentence: str) -> str:
@@ -972,7 +983,7 @@ def _foreign_rank(sentence: str, table: Table | None) -> float:
     # news about something known, whatever its words: it is weighed like a lasting cue.
     dated = table.count("dates", body) + numbers
     fixes = 1.0 if dated and table.count("correction", body) else 0.0
-    score = (table.count("lasting", body) + 0.5 * min(dated, 2) + fixes
+    score = (table.count("lasting", body) + 2 * table.count("vital", body) + 0.5 * min(dated, 2) + fixes
              + 0.75 * min(names, 3) - 0.75 * table.count("passing", body))
     if score <= 0:
         return 0.0  # nothing lasting in it: a mood, an opinion, a wish for the moment

@@ -138,3 +138,33 @@ def test_a_greeting_with_no_in_it_is_english() -> None:
 
     assert detect("Hey Nate, long time no see!") == "en"
     assert detect("No, no tengo perro.") == "es"
+
+
+@pytest.mark.parametrize(("said", "memory"), [
+    ("ok last thing, I'm learning Japanese on Duolingo, any tips?", "The user is learning Japanese on Duolingo."),
+    # Asked to put it in a letter: still the person's news.
+    ("thats good but make it a bit firmer. also mention I have a 2 year old daughter",
+     "The user has a 2 year old daughter."),
+    ("will do. I'm on a 200 day streak with my Japanese already 😅",
+     "The user is on a 200 day streak with their Japanese already."),
+    ("Ah no espera, el viaje es en mayo, no en abril, que en abril tengo una boda.",
+     'The user said: "El viaje es en mayo, no en abril, que en abril tengo una boda."'),
+])
+def test_labels_requests_and_emoji_leave_the_memory(said: str, memory: str) -> None:
+    assert memories(said) == [memory]
+
+
+@pytest.mark.parametrize("said", [
+    "Ik heb een vraag over hardlopen.",  # announcing a question
+    "Tengo una pregunta sobre mi viaje a Japón.",
+    "Es nuestro primer viaje largo juntos.",  # "it is": said of what came before
+    "C'est mon premier marathon depuis des années.",
+])
+def test_a_question_announced_or_a_pointer_is_no_memory(said: str) -> None:
+    assert memories(said) == []
+
+
+def test_health_comes_first_in_other_languages_too() -> None:
+    found = statements(_turns("Trabajo de diseñadora gráfica en una agencia en Sevilla desde 2020.", "Vale.",
+                              "Soy celíaca, así que necesito comer sin gluten."))
+    assert [s.turn.number for s in found] == [3, 1]
