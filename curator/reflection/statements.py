@@ -683,10 +683,18 @@ _A_WHILE = r"been (?:a while|ages|a few days|a couple of days|forever)"
 _LONG_WHILE = re.compile(rf"\b{_A_WHILE}\b", re.IGNORECASE)
 
 
+# Why the request matters now, said after the news: "... so it's urgent", ", so that's important".
+_SO_URGENT = re.compile(r"[,\s]+so\s+(?:it['’]s|that['’]s|this\s+is)\s+(?:really\s+|quite\s+|very\s+|pretty\s+)?"
+                        r"(?:urgent|important|a\s+priority|a\s+must|serious|tricky)\s*[.!]*$", re.IGNORECASE)
+
+
 def _without_verdict(sentence: str) -> str:
     """``sentence`` without a verdict on its own news, after it (see :data:`_VERDICT`) or before,
     and without the catching up said inside it (:data:`_SINCE_LAST`)."""
     sentence = _LAUGHTER.sub(r"\1", sentence).strip() or sentence  # "... for weeks lol."
+    hurry = _SO_URGENT.search(sentence)
+    if hurry is not None and len(sentence[:hurry.start()].split()) >= MIN_WORDS:
+        sentence = sentence[:hurry.start()].rstrip(" ,;") + "."  # "I have a 2 year old so it's urgent"
     plain = _SINCE_LAST.sub("", sentence).strip()
     # "It's been ages since we talked, and I moved ..." would keep a bare "It's been ages": left whole.
     if plain != sentence and len(plain.split()) >= MIN_WORDS and not _LONG_WHILE.search(sentence):

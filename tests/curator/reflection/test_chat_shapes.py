@@ -143,7 +143,7 @@ def test_a_greeting_with_no_in_it_is_english() -> None:
 @pytest.mark.parametrize(("said", "memory"), [
     ("ok last thing, I'm learning Japanese on Duolingo, any tips?", "The user is learning Japanese on Duolingo."),
     # Asked to put it in a letter: still the person's news.
-    ("thats good but make it a bit firmer. also mention I have a 2 year old daughter",
+    ("thats good but make it a bit firmer. also mention I have a 2 year old daughter so it's urgent",
      "The user has a 2 year old daughter."),
     ("will do. I'm on a 200 day streak with my Japanese already 😅",
      "The user is on a 200 day streak with their Japanese already."),
