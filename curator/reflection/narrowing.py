@@ -49,6 +49,10 @@ _ABBREVIATION_RE = re.compile(r"(?:^|\s)(?:St|Dr|Mr|Mrs|Ms|Mt|Jr|Sr|Prof|vs|etc|
 _LOWER_START_AFTER = re.compile(r"(?:^|\s)[^\W\d_]{3,}(?:\.|[!?]+)[\"'”’»)]*\s+$|[!?]+[\"'”’»)]*\s+$")
 _SHORTENED = frozenset(["approx", "incl", "excl", "etc", "min", "max", "esp", "dept", "est", "misc", "appt",
                         "tel", "vol", "bzw", "usw", "ggf", "inkl", "evtl", "vgl", "ca", "aprox", "pág"])
+# Two-letter English words that end sentences; no abbreviation is one of them.
+_SHORT_WORDS = frozenset(["it", "me", "us", "up", "so", "go", "do", "ok", "on", "in", "to", "at", "be", "by",
+                          "my", "we", "he", "of", "or", "is", "am"])
+_SHORT_WORD_END = re.compile(r"(?:^|\s)([A-Za-z]{2})\.[\"'”’»)]*\s+$")
 # "am 15. Januar": a German ordinal before a month is no sentence end.
 _ORDINAL_DATE = re.compile(r"\b\d{1,2}\.\s+(?:jan|feb|mär|apr|mai|jun|jul|aug|sep|okt|nov|dez)", re.IGNORECASE)
 
@@ -90,6 +94,9 @@ def _split_at_ends(flat: str) -> list[str]:
 
 def _lower_case_start(before: str) -> bool:
     """Whether a sentence may begin in lower case after ``before`` (which ends at a stop)."""
+    short = _SHORT_WORD_END.search(before)
+    if short is not None and short.group(1).casefold() in _SHORT_WORDS:
+        return True  # "yeah love it. my girlfriend got me into it"
     found = _LOWER_START_AFTER.search(before)
     if found is None:
         return False

@@ -91,6 +91,7 @@ _THANKS = re.compile(r"^(?:thanks|thank you|thx)\b(?!\s*[,.!])", re.IGNORECASE)
 ATTACHED = re.compile(r"\s*\[[^\[\]]{0,400}\]")
 # Two hyphens between words are a dash ("exciting things are happening--I'm exploring ..."),
 # written as one in a memory.
+_SENTENCE_START = re.compile(r"(?<=[.!?]\s)[a-z]")
 # Emoji and pictographs: the quote keeps them, a memory does not ("... a 200 day streak 😅").
 _EMOJI = re.compile(r"\s*[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200D]+")
 _DOUBLE_HYPHEN = re.compile(r"(?<=\w)\s*--\s*(?=\w)")
@@ -107,6 +108,7 @@ _SECOND_PERSON = re.compile(r"\byou(?:r|rs|rself|['’](?:re|ve|ll|d))?\b", re.I
 _REQUEST = re.compile(
     r"^(?:can|could|would|will) you\b|^please\b|\bplease\b.*\b(?:me|us)\b|^(?:remind|tell|show|give|help|"
     r"suggest|find|send|write|let me know)\b|^what\b|^how\b|^why\b|^when\b|^where\b|^who\b|"
+    r"^I\s+(?:really\s+)?(?:need|could\s+use|would\s+like)\s+(?:some\s+|your\s+)?(?:help|advice)\b|"
     # Asking for the draft to change ("thats good but make it a bit firmer")
     r"\b(?:make|rewrite|shorten|change|fix|translate|reword|rephrase)\s+(?:it|this|that|the\s+\w+)\s+"
     r"(?:a\s+(?:bit|little)\s+|more\s+|less\s+|shorter|longer|into|to|in)",
@@ -428,7 +430,9 @@ def _told(sentence: str) -> str:
 # dairy-free loaf?" The request made the whole sentence a question, and a lasting fact (a diet,
 # an allergy) was lost; the news is kept, the request is not.
 _THEN_ASKS = re.compile(r"^(?P<news>.+?)(?:,\s*(?:so|and|but)\s+|\s+[-–—]\s+|;\s*|,\s*)"
-                        r"(?:(?:can|could|would|will)\s+you|please|any\s+(?:tips|ideas|advice|suggestions))\b.*$",
+                        r"(?:(?:can|could|would|will)\s+you|please|any\s+(?:tips|ideas|advice|suggestions)|"
+                        # "I'm vegetarian, if you ever suggest protein stuff": the news, then when it matters
+                        r"(?:if|in\s+case|when(?:ever)?)\s+you)\b.*$",
                         re.IGNORECASE)
 
 
@@ -466,7 +470,9 @@ def _kept_sentences(text: str, listeners: frozenset[str] = frozenset(),
             body = shorter
         if _TO_LISTENER.match(sentence) or _TO_LISTENER.match(_VOCATIVE.sub("", body)):
             continue  # "Congrats on those deals", "Yeah Mel, let's spread love": to the other person
-        short = len(_words(body)) < MIN_WORDS and introduced == sentence
+        # "oh btw I'm vegetarian": two words of "I" and a lasting cue are a statement.
+        short = (len(_words(body)) < MIN_WORDS and introduced == sentence
+                 and not (_SINGULAR.match(_OPENERS.sub("", body)) and rank_of(body) >= 1))
         if (short or body.endswith("?") or _REQUEST.search(body)
                 or _SECOND_PERSON.search(body) or _SPECIFIES.search(body)):
             continue
@@ -566,6 +572,8 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
                 continue  # "I hope it's going well!" said of the listener's business: nothing of the person's
             memory = _DOUBLE_HYPHEN.sub(" – ", _EXCLAIMED.sub(".", _retold(_without_chatter(lasting), speaker)))
             memory = _EMOJI.sub("", memory).replace(" .", ".").strip()
+            # A chat typed in lower case: each sentence of the memory opens with a capital.
+            memory = _SENTENCE_START.sub(lambda m: m.group(0).upper(), memory)
             rank = rank_of(quote)
             if rank <= 0:
                 continue
@@ -597,9 +605,9 @@ def _plain(sentence: str) -> str:
     """``sentence`` without chat openers and fillers ("Also", "Perfect.", ", by the way")."""
     text = _OPENERS.sub("", _LABEL.sub("", _SMALL_TALK.sub("", sentence).strip()))
     text = _FILLER.sub("", text).strip()
-    # Three words that open with "I" are a sentence ("I'm lactose intolerant"); other short
+    # Two or three words that open with "I" are a sentence ("I'm vegetarian"); other short
     # rests are fragments, left with their opener.
-    if len(text.split()) < MIN_WORDS and not (len(text.split()) == MIN_WORDS - 1 and _SINGULAR.match(text)):
+    if len(text.split()) < MIN_WORDS and not (len(text.split()) >= MIN_WORDS - 2 and _SINGULAR.match(text)):
         return sentence
     return text[:1].upper() + text[1:]
 
@@ -683,6 +691,7 @@ _A_WHILE = r"been (?:a while|ages|a few days|a couple of days|forever)"
 _LONG_WHILE = re.compile(rf"\b{_A_WHILE}\b", re.IGNORECASE)
 
 
+_THOUGH = re.compile(r",?\s+though([.!?]*)\s*$", re.IGNORECASE)
 # Why the request matters now, said after the news: "... so it's urgent", ", so that's important".
 _SO_URGENT = re.compile(r"[,\s]+so\s+(?:it['’]s|that['’]s|this\s+is)\s+(?:really\s+|quite\s+|very\s+|pretty\s+)?"
                         r"(?:urgent|important|a\s+priority|a\s+must|serious|tricky)\s*[.!]*$", re.IGNORECASE)
@@ -692,6 +701,7 @@ def _without_verdict(sentence: str) -> str:
     """``sentence`` without a verdict on its own news, after it (see :data:`_VERDICT`) or before,
     and without the catching up said inside it (:data:`_SINCE_LAST`)."""
     sentence = _LAUGHTER.sub(r"\1", sentence).strip() or sentence  # "... for weeks lol."
+    sentence = _THOUGH.sub(r"\1", sentence)  # "I do climb twice a week though"
     hurry = _SO_URGENT.search(sentence)
     if hurry is not None and len(sentence[:hurry.start()].split()) >= MIN_WORDS:
         sentence = sentence[:hurry.start()].rstrip(" ,;") + "."  # "I have a 2 year old so it's urgent"
@@ -782,7 +792,7 @@ _CATCH_UP = re.compile(r"\b(?:since we (?:last )?(?:chatted|talked|spoke)|since 
 
 # A sentence that says it changes the subject ("Anyway I'm a night-shift nurse ...", "By the
 # way my partner and I ..."): another fact, another proposal.
-_NEW_TOPIC = re.compile(r"^\W*(?:anyway|anyways|by the way|btw|on another note|on a different note|"
+_NEW_TOPIC = re.compile(r"^\W*(?:anyway|anyways|(?:oh,?\s+)?by the way|(?:oh,?\s+)?btw|on another note|on a different note|"
                         r"in other news|oh,? and|also,)\b", re.IGNORECASE)
 
 

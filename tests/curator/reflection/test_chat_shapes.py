@@ -5,6 +5,8 @@ store no name (the person is "the user"); each case was a proposal a person coul
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from curator.reflection.narrowing import sentences
@@ -46,8 +48,8 @@ def test_a_fact_in_a_lower_case_turn_is_found_and_the_goodbye_is_not() -> None:
 
 
 def test_a_memory_never_opens_with_a_we_code_cannot_name() -> None:
-    found = memories("awesome thanks!! oh wait, we moved from Sheffield, not Leeds. my brain is mush today")
-    assert not any(m.startswith("We ") for m in found)
+    # Before: "Thanks. oh wait, we moved from Sheffield, not Leeds. the user's brain is mush today."
+    assert memories("awesome thanks!! oh wait, we moved from Sheffield, not Leeds. my brain is mush today") == []
 
 
 def test_a_title_keeps_a_list_whole_and_never_ends_on_next() -> None:
@@ -168,3 +170,28 @@ def test_health_comes_first_in_other_languages_too() -> None:
     found = statements(_turns("Trabajo de diseñadora gráfica en una agencia en Sevilla desde 2020.", "Vale.",
                               "Soy celíaca, así que necesito comer sin gluten."))
     assert [s.turn.number for s in found] == [3, 1]
+
+
+@pytest.mark.parametrize(("said", "memory"), [
+    # A sentence typed in lower case after "it." is a sentence; the news before "if you ..." stays.
+    ("yeah love it. my sister got me into it. oh btw I'm vegetarian, if you ever suggest protein stuff",
+     "The user is vegetarian."),
+    ("not really haha. I do climb twice a week at the bouldering gym near me though",
+     "The user does climb twice a week at the bouldering gym near them."),
+])
+def test_lower_case_chat_is_worded_as_a_memory(said: str, memory: str) -> None:
+    assert memory in memories(said)
+
+
+def test_each_sentence_of_a_memory_opens_with_a_capital() -> None:
+    found = memories("so I moved to Leeds in 2019 for work. my partner teaches piano at a school there.")
+    assert found and not any(re.search(r"[.!?]\s+[a-z]", m) for m in found)
+
+
+@pytest.mark.parametrize("said", [
+    "I need some help planning my move to Bordeaux next month.",
+    "J'ai besoin d'aide pour organiser mon déménagement.",
+    "Ich bräuchte Hilfe beim Umzug meiner Familie nach Berlin.",
+])
+def test_asking_for_help_is_no_memory(said: str) -> None:
+    assert memories(said) == []
