@@ -792,8 +792,8 @@ _CATCH_UP = re.compile(r"\b(?:since we (?:last )?(?:chatted|talked|spoke)|since 
 
 # A sentence that says it changes the subject ("Anyway I'm a night-shift nurse ...", "By the
 # way my partner and I ..."): another fact, another proposal.
-_NEW_TOPIC = re.compile(r"^\W*(?:anyway|anyways|(?:oh,?\s+)?by the way|(?:oh,?\s+)?btw|on another note|on a different note|"
-                        r"in other news|oh,? and|also,)\b", re.IGNORECASE)
+_NEW_TOPIC = re.compile(r"^\W*(?:anyway|anyways|(?:oh,?\s+)?by the way|(?:oh,?\s+)?btw|on another note|"
+                        r"on a different note|in other news|oh,? and|also,)\b", re.IGNORECASE)
 
 
 def _groups(kept: Sequence[str]) -> list[list[str]]:
