@@ -132,7 +132,8 @@ _LASTING_WORDS = """
     every daily weekly mornings evenings weekends always usually never since years year
     used plan plans planning going trip travel visit wedding birthday move starting start started
     favourite favorite love loves prefer prefers hate hates enjoy enjoys hobby painting music
-    run running race races marathon gym yoga swim hike guitar piano book books read reading volunteer
+    run running race races marathon gym yoga swim hike climb climbing bouldering guitar piano book books read
+    reading volunteer
     adopted adopt joined join member team club church group support
     passionate passion goal goals fan collect collection
     business store shop studio dairy peanut peanuts nuts meat
@@ -283,12 +284,17 @@ def rank_of(text: str) -> float:
     names = [w for i, w in enumerate(words) if i > 0 and w[:1].isupper() and w != "I"
              and w.lower() not in STOP_WORDS]
     score += 0.75 * min(len(names), 3)
-    score += 0.5 * min(sum(1 for w in words if w.isdigit() or w.lower() in DATE_WORDS), 2)
+    values = sum(1 for w in words if w.isdigit() or w.lower() in _COUNTS
+                 or w.lower() in DATE_WORDS or w.lower().removesuffix("s") in DATE_WORDS)
+    score += 0.5 * min(values, 2)
+    if values and _CORRECTION.search(text):
+        score += 1.5  # "actually I climb three times a week now, not twice": a known value changed
     if _EVENT.search(text):
         score += 1.0  # something that happened, and when: "I failed the aptitude test recently"
     return round(score, 2)
 
 
+_COUNTS = frozenset("once twice two three four five six seven eight nine ten eleven twelve".split())
 _EVENT = re.compile(r"\b(?:yesterday|tomorrow|recently|ago|(?:last|next)\s+(?:week|month|year|night|weekend|summer|"
                     r"winter|spring|fall|autumn|monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b",
                     re.IGNORECASE)
@@ -589,7 +595,7 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
     return out
 
 
-_OPENERS = re.compile(r"^(?:(?:also|and|but|so|actually|oh|well|anyway|wait(?=\s*,)|by the way|one important thing|"
+_OPENERS = re.compile(r"^(?:(?:also|and|but|so|actually|oh|well|anyway|wait(?=\s*,|\s+actually\b|\s+no\b)|by the way|one important thing|"
                       r"in the meantime|meanwhile|btw|on (?:a|another|an|the) (?:different|other|side|unrelated) note|"
                       r"speaking of which)\b[\s,:]*)+",
                       re.IGNORECASE)
