@@ -294,7 +294,7 @@ def rank_of(text: str) -> float:
     return round(score, 2)
 
 
-_COUNTS = frozenset("once twice two three four five six seven eight nine ten eleven twelve".split())
+_COUNTS = frozenset(["once", "twice", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"])
 _EVENT = re.compile(r"\b(?:yesterday|tomorrow|recently|ago|(?:last|next)\s+(?:week|month|year|night|weekend|summer|"
                     r"winter|spring|fall|autumn|monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b",
                     re.IGNORECASE)
