@@ -294,7 +294,8 @@ def rank_of(text: str) -> float:
     return round(score, 2)
 
 
-_COUNTS = frozenset(["once", "twice", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"])
+_COUNTS = frozenset(["once", "twice", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+                     "eleven", "twelve"])
 _EVENT = re.compile(r"\b(?:yesterday|tomorrow|recently|ago|(?:last|next)\s+(?:week|month|year|night|weekend|summer|"
                     r"winter|spring|fall|autumn|monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b",
                     re.IGNORECASE)
@@ -595,7 +596,8 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
     return out
 
 
-_OPENERS = re.compile(r"^(?:(?:also|and|but|so|actually|oh|well|anyway|wait(?=\s*,|\s+actually\b|\s+no\b)|by the way|one important thing|"
+_OPENERS = re.compile(r"^(?:(?:also|and|but|so|actually|oh|well|anyway|wait(?=\s*,|\s+actually\b|\s+no\b)|by the way|"
+                      r"one important thing|"
                       r"in the meantime|meanwhile|btw|on (?:a|another|an|the) (?:different|other|side|unrelated) note|"
                       r"speaking of which)\b[\s,:]*)+",
                       re.IGNORECASE)

@@ -200,6 +200,7 @@ def test_asking_for_help_is_no_memory(said: str) -> None:
 def test_a_correction_of_a_count_said_in_passing_is_a_candidate() -> None:
     # Ranked below zero before ("now" is a word of the moment, and "three" was no number).
     found = statements(_turns("not really haha. I do climb twice a week at the bouldering gym near me though", "ok",
-                              "perfect. wait actually I climb three times a week now not twice, forgot I added fridays"))
+                              "perfect. wait actually I climb three times a week now not twice, forgot I added "
+                              "fridays"))
     fix = next(s for s in found if s.turn.number == 3)
     assert fix.rank > 0 and fix.memory.startswith("The user climbs three times a week now not twice")
