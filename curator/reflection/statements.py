@@ -850,7 +850,7 @@ _FENCED = re.compile(r"```.*?(?:```|$)", re.DOTALL)
 _CODE_LINE = re.compile(
     r"^\s*(?:def\s+\w+\s*\(|class\s+\w+[(:]|import\s+[\w.]+|from\s+[\w.]+\s+import\b|return\b|print\s*\(|"
     r"(?:const|let|var)\s+\w+\s*=|function\s*\w*\s*\(|#include\b|(?:public|private|static)\s+\w+|[{}\]);]+\s*$)|"
-    r"^\s{2,}\S|[;{]\s*$|^\s*[\w.\[\]]+\s*[-+*/]?=\s*[\w.]+\(|^\s*(?:>>>|\$)\s")
+    r"^\s{2,}\S.*[=(){}\[\];]|[;{]\s*$|^\s*[\w.\[\]]+\s*[-+*/]?=\s*[\w.]+\(|^\s*(?:>>>|\$)\s")
 
 
 def without_code(text: str) -> str:

@@ -204,3 +204,8 @@ def test_a_correction_of_a_count_said_in_passing_is_a_candidate() -> None:
                               "fridays"))
     fix = next(s for s in found if s.turn.number == 3)
     assert fix.rank > 0 and fix.memory.startswith("The user climbs three times a week now not twice")
+
+
+def test_an_indented_list_of_the_persons_own_is_not_code() -> None:
+    said = "My pets:\n  - a beagle called Pixel\n  - two cats"
+    assert without_code(said) == said
