@@ -84,7 +84,7 @@ def _split_at_ends(flat: str) -> list[str]:
         if not following or (following.islower() and match.group(0).strip()[-1:] not in "。！？」』"
                              and not _lower_case_start(flat[start:end])):
             continue
-        if _ORDINAL_DATE.match(flat, max(match.start() - 2, 0)) or _ORDINAL_DATE.match(flat, max(match.start() - 1, 0)):
+        if _ORDINAL_DATE.search(flat, max(match.start() - 2, 0), end + 3):
             continue
         pieces.append(flat[start:end])
         start = end

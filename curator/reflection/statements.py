@@ -91,10 +91,11 @@ _THANKS = re.compile(r"^(?:thanks|thank you|thx)\b(?!\s*[,.!])", re.IGNORECASE)
 ATTACHED = re.compile(r"\s*\[[^\[\]]{0,400}\]")
 # Two hyphens between words are a dash ("exciting things are happening--I'm exploring ..."),
 # written as one in a memory.
+_DOUBLE_HYPHEN = re.compile(r"(?<=\w)\s*--\s*(?=\w)")
+# A sentence of a memory that a chat typed in lower case opens with a small letter.
 _SENTENCE_START = re.compile(r"(?<=[.!?]\s)[a-z]")
 # Emoji and pictographs: the quote keeps them, a memory does not ("... a 200 day streak 😅").
 _EMOJI = re.compile(r"\s*[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200D]+")
-_DOUBLE_HYPHEN = re.compile(r"(?<=\w)\s*--\s*(?=\w)")
 # Words to the other person with no "you" in them: congratulating, suggesting, answering their
 # news ("Sounds like a fun experience"), offering ("Count on me"). None was ever a gold fact.
 _TO_LISTENER = re.compile(r"^(?:congrats|congratulations|kudos|sounds like|count on me|let['’]s|let us)\b",
