@@ -24,6 +24,7 @@ from typing import Any
 from curator.clock import iso_utc
 from curator.index.database import Index
 from curator.index.document_table import index_item_text
+from curator.index.schema import NEXT_ITEM_ID
 from curator.index.search import SearchFilters, SearchHit, match_expression
 from curator.index.text import STOP_WORDS, fts_text, readable_snippet
 from curator.vault.atomic import read_json_state, write_json_state
@@ -73,21 +74,21 @@ class Archiver:
     def _archive(self, before: float) -> int:
         with self.index.write() as conn:
             rows = conn.execute(
-                "SELECT t.id, t.user_id, t.number, t.source_id, t.conversation, t.timestamp, t.text, t.context, "
-                "t.item_id FROM turns t WHERE t.timestamp < ? AND NOT EXISTS (SELECT 1 FROM turn_archive a "
+                "SELECT t.id, t.user_id, t.number, t.source_id, t.conversation, t.timestamp, t.text, t.context "
+                "FROM turns t WHERE t.timestamp < ? AND NOT EXISTS (SELECT 1 FROM turn_archive a "
                 "WHERE a.user_id = t.user_id AND a.number = t.number) ORDER BY t.user_id, t.number",
                 (before,),
             ).fetchall()
             groups: set[tuple[str, str, str, str]] = set()
             for r in rows:
                 # First, while items_src still gives the words the entry was indexed with.
-                conn.execute("DELETE FROM items_fts WHERE rowid = ?", (r["item_id"],))
+                conn.execute("DELETE FROM items_fts WHERE rowid = ?", (r["id"],))
                 conn.execute("INSERT INTO turn_archive(user_id, number, text, context) VALUES (?,?,?,?)",
                              (r["user_id"], r["number"], r["text"], r["context"]))
                 conn.execute("INSERT INTO archive_fts(text, user_id, number) VALUES (?,?,?)",
                              (fts_text(r["text"]), r["user_id"], r["number"]))
                 conn.execute("UPDATE turn_rows SET text = '', context = '' WHERE id = ?", (r["id"],))
-                conn.execute("UPDATE items SET searchable = 0 WHERE id = ?", (r["item_id"],))
+                conn.execute("UPDATE turn_items SET searchable = 0 WHERE id = ?", (r["id"],))
                 groups.add((r["user_id"], r["source_id"], r["conversation"], _day(r["timestamp"])))
             for group in sorted(groups):
                 self._summarise(conn, *group)
@@ -120,8 +121,9 @@ class Archiver:
         body = (f"{len(turns)} archived turns ({numbers[0]}-{numbers[-1]}). Opening: "
                 f"{' '.join(opening.split())[:OPENING_CHARS]}\nTopics: {', '.join(top)}")
         item = conn.execute(
-            "INSERT INTO items(item_type, ref, user_id, kind, content_types, topic, scope, quality, ts, searchable) "
-            "VALUES ('archive', ?, ?, 'archive', ',context,archive,', '', NULL, NULL, ?, 1)",
+            "INSERT INTO items(id, item_type, ref, user_id, kind, content_types, topic, scope, quality, ts, "
+            f"searchable) VALUES ({NEXT_ITEM_ID}, 'archive', ?, ?, 'archive', ',context,archive,', '', NULL, NULL, "
+            "?, 1)",
             (ref, user_id, start),
         )
         index_item_text(conn, int(item.lastrowid or 0), f"archived conversation {conversation} {day}",

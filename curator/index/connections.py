@@ -34,6 +34,10 @@ class Connections:
         conn.row_factory = sqlite3.Row
         # The full-text index reads its text through a view that calls this (schema.items_src).
         conn.create_function("fts_text", 1, fts_text, deterministic=True)
+        # Taken only by a new file, before WAL mode writes its first page: an index made so can
+        # give its free pages back (Index._return_free_pages); an older one keeps them for its
+        # later writes.
+        conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
         conn.execute("PRAGMA journal_mode=WAL")
         # NORMAL in WAL mode: a commit survives an application crash; the turn ledger (fsynced)
         # covers a power loss, since the index is replayed from it.

@@ -6,7 +6,8 @@ Tables:
                  conversation are numbers into ``turn_files`` and ``conversations``; the
                  ``turns`` view names them, and every read goes through it
     documents    every vault document (Knowledge, Knowledge_staging, Reflections)
-    items        one searchable item per turn or document, with the filter columns
+    turn_items   a turn's filter columns for search, under the turn row's id
+    items        every other searchable item (a document, an archive day), with the same columns
     items_fts    FTS5 (Porter stemming) over items: title, body, previous turn, context
     read_state   per source unit: what was read so far (offsets, fingerprints, problems)
     source_health  what the watcher last knew about each source (for ``curator status``)
@@ -42,6 +43,8 @@ log = logging.getLogger(__name__)
 
 # Page cache of the write connection, in KiB (SQLite's default is 2,000).
 WRITER_CACHE_KIB = 32_768
+# Free pages an index keeps for its next writes before it gives them back to the file system.
+FREE_PAGES_KEPT = 256
 
 
 class IndexDamagedError(RuntimeError):
@@ -184,11 +187,22 @@ class Index(TurnReads, DocumentTable):
             checked: the records already passed ``record_problem`` (the ingestor checks
                 them before the ledger); a replay of the ledger leaves it False.
         """
-        with self.write() as conn:
-            # Imported here: a reader (curator search, the MCP server) never applies ledger records.
-            from curator.index.ledger_apply import apply_ledger_records
+        with self._write_lock:
+            with self.write() as conn:
+                # Imported here: a reader (curator search, the MCP server) never applies ledger records.
+                from curator.index.ledger_apply import apply_ledger_records
 
-            return apply_ledger_records(conn, user_id, records, read_states, checked)
+                refused = apply_ledger_records(conn, user_id, records, read_states, checked)
+            self._return_free_pages()
+        return refused
+
+    def _return_free_pages(self) -> None:
+        # FTS5 merges its segments as turns arrive and frees the merged ones' pages: an import
+        # of 100,000 turns left 2 MB of them inside the file. Given back once there are many.
+        if self._writer.execute("PRAGMA freelist_count").fetchone()[0] >= FREE_PAGES_KEPT:
+            # Each step of the statement frees one page, and ``execute`` steps it once (so does
+            # fetching its rows, which it has none of); a script runs it to its end.
+            self._writer.executescript("PRAGMA incremental_vacuum;")
 
     # ---- Read state and source health
 
@@ -263,8 +277,8 @@ class Index(TurnReads, DocumentTable):
             for r in conn.execute(
                 "SELECT COALESCE(i.ref, 't:' || t.user_id || ':' || t.number) AS ref, i.item_type, i.user_id, "
                 "i.kind, i.content_types, i.topic, i.scope, i.quality, "
-                "i.ts, i.searchable, f.title, f.body, f.prev, f.context FROM items i "
-                "JOIN items_fts f ON f.rowid = i.id LEFT JOIN turn_rows t ON t.item_id = i.id ORDER BY 1"
+                "i.ts, i.searchable, f.title, f.body, f.prev, f.context FROM all_items i "
+                "JOIN items_fts f ON f.rowid = i.id LEFT JOIN turn_rows t ON t.id = i.id ORDER BY 1"
             )
         ]
         archive = [

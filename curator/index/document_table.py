@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from curator.clock import parse_iso
 from curator.index.connections import Connections
 from curator.index.rows import DocumentRow, doc_from_row, pack_types
+from curator.index.schema import NEXT_ITEM_ID
 from curator.index.text import fts_text
 
 if TYPE_CHECKING:  # a reader's start-up skips the YAML front matter machinery
@@ -53,8 +54,8 @@ class DocumentTable(Connections):
         with self.write() as conn:
             self._remove_document(conn, rel_path)
             item = conn.execute(
-                "INSERT INTO items(item_type, ref, user_id, kind, content_types, topic, scope, quality, ts, "
-                "searchable) VALUES ('document', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO items(id, item_type, ref, user_id, kind, content_types, topic, scope, quality, ts, "
+                f"searchable) VALUES ({NEXT_ITEM_ID}, 'document', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     f"d:{rel_path}", user_id, doc.kind.lower(), pack_types(doc.content_types), topic,
                     doc.scope, quality_value, parse_iso(created_at), searchable,

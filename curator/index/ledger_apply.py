@@ -12,7 +12,7 @@ import sqlite3
 from collections.abc import Iterable
 from typing import Any
 
-from curator.index.rows import extra_of, pack_types, stored_extra, stored_sha
+from curator.index.rows import extra_of, stored_extra, stored_sha
 from curator.index.schema import ARCHIVED_ROW, CONVERSATION_ID
 from curator.index.text import fts_text
 from curator.sources.read_state import ReadState
@@ -165,8 +165,7 @@ def _bulk_adds(conn: sqlite3.Connection, user_id: str, adds: list[dict[str, Any]
     if not _only_appends(conn, adds, groups):
         return False
     turn_id = int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM turn_rows").fetchone()[0]) + 1
-    item_id = int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM items").fetchone()[0]) + 1
-    ids = [(turn_id + i, item_id + i) for i in range(len(adds))]
+    ids = [turn_id + i for i in range(len(adds))]
     names = Provenance(conn)
     prev = _bulk_prev_turns(conn, adds, groups, ids, names)
     return _insert_bulk(conn, *_bulk_rows(user_id, adds, ids, prev, names), count=len(adds))
@@ -198,31 +197,29 @@ def _only_appends(conn: sqlite3.Connection, adds: list[dict[str, Any]],
 
 def _bulk_prev_turns(conn: sqlite3.Connection, adds: list[dict[str, Any]],
                      groups: dict[tuple[str, str], list[int]],
-                     ids: list[tuple[int, int]], names: Provenance) -> list[tuple[int | None, str]]:
+                     ids: list[int], names: Provenance) -> list[tuple[int | None, str]]:
     """Each new turn's predecessor (row id, text), in ``adds`` order."""
     prev: list[tuple[int | None, str]] = [(None, "")] * len(adds)
     for (source_id, conversation), members in groups.items():
-        members.sort(key=lambda i: (int(adds[i]["turn"]["position"]), ids[i][0]))
+        members.sort(key=lambda i: (int(adds[i]["turn"]["position"]), ids[i]))
         head = members[0]
         before = prev_turn(conn, names.conversation_id(source_id, conversation),
-                           int(adds[head]["turn"]["position"]), ids[head][0])
+                           int(adds[head]["turn"]["position"]), ids[head])
         for i in members:
             prev[i] = before
             t = adds[i]["turn"]
             if t.get("status", "active") == "active":
-                before = (ids[i][0], t["text"])
+                before = (ids[i], t["text"])
     return prev
 
 
-def _bulk_rows(user_id: str, adds: list[dict[str, Any]], ids: list[tuple[int, int]],
+def _bulk_rows(user_id: str, adds: list[dict[str, Any]], ids: list[int],
                prev: list[tuple[int | None, str]],
                names: Provenance) -> tuple[list[TurnRow], list[TurnRow], list[TurnRow]]:
-    """The turns, items and items_fts rows of the new turns."""
+    """The turn_rows, turn_items and items_fts rows of the new turns."""
     turn_rows = []
     item_rows = []
     fts_rows = []
-    # A few roles among thousands of turns: each one's packed content types made once.
-    types_of: dict[str, str] = {}
     for i, record in enumerate(adds):
         t = record["turn"]
         extra = t.get("extra") or {}
@@ -231,24 +228,20 @@ def _bulk_rows(user_id: str, adds: list[dict[str, Any]], ids: list[tuple[int, in
         timestamp = float(t["timestamp"])
         quality = extra.get("quality")
         role = t["role"]
-        types = types_of.get(role)
-        if types is None:
-            types = types_of[role] = pack_types(["context", role])
         turn_rows.append((
-            ids[i][0], user_id, number, names.file_id(t["source_id"], t["file"]),
+            ids[i], user_id, number, names.file_id(t["source_id"], t["file"]),
             names.conversation_id(t["source_id"], t["conversation"]), t["key"],
             int(t["position"]), role, t["speaker"], t["text"], timestamp,
             stored_sha(t.get("sha256"), t["text"]), status, "",
             record.get("supersedes"), t.get("context", ""), stored_extra(extra, t["key"]),
-            float(record.get("at", 0.0)), ids[i][1], prev[i][0],
+            float(record.get("at", 0.0)), prev[i][0],
         ))
         item_rows.append((
-            ids[i][1], user_id, types,
-            str(extra.get("topic") or "").lower(),
+            ids[i], user_id, role, str(extra.get("topic") or "").lower(),
             float(quality) if isinstance(quality, (int, float)) else None,
             timestamp, 1 if status == "active" else 0,
         ))
-        fts_rows.append((ids[i][1], fts_text(t["text"]), fts_text(prev[i][1]), fts_text(t.get("context", ""))))
+        fts_rows.append((ids[i], fts_text(t["text"]), fts_text(prev[i][1]), fts_text(t.get("context", ""))))
     return turn_rows, item_rows, fts_rows
 
 
@@ -260,12 +253,11 @@ def _insert_bulk(conn: sqlite3.Connection, turn_rows: list[TurnRow], item_rows: 
         conn.executemany(
             "INSERT INTO turn_rows(id, user_id, number, file_id, conversation_id, key, position, role, "
             "speaker, text, timestamp, sha256, status, status_reason, supersedes, context, extra, "
-            "ingested_at, item_id, prev_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            "ingested_at, prev_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             turn_rows,
         )
         conn.executemany(
-            "INSERT INTO items(id, item_type, ref, user_id, kind, content_types, topic, scope, quality, ts, "
-            "searchable) VALUES (?, 'turn', NULL, ?, 'turn', ?, ?, NULL, ?, ?, ?)",
+            "INSERT INTO turn_items(id, user_id, role, topic, quality, ts, searchable) VALUES (?,?,?,?,?,?,?)",
             item_rows,
         )
         conn.executemany(
@@ -301,28 +293,25 @@ def _apply_one(conn: sqlite3.Connection, user_id: str, record: dict[str, Any]) -
         )
         turn_row_id = int(cur.lastrowid or 0)
         quality = extra.get("quality")
-        item = conn.execute(
-            "INSERT INTO items(item_type, ref, user_id, kind, content_types, topic, scope, quality, ts, "
-            "searchable) VALUES ('turn', NULL, ?, 'turn', ?, ?, NULL, ?, ?, ?)",
+        conn.execute(
+            "INSERT INTO turn_items(id, user_id, role, topic, quality, ts, searchable) VALUES (?,?,?,?,?,?,?)",
             (
-                user_id, pack_types(["context", t["role"]]),
-                str(extra.get("topic") or "").lower(),
+                turn_row_id, user_id, t["role"], str(extra.get("topic") or "").lower(),
                 float(quality) if isinstance(quality, (int, float)) else None,
                 float(t["timestamp"]), 1 if t.get("status", "active") == "active" else 0,
             ),
         )
-        item_id = int(item.lastrowid or 0)
         # Pair the turn with its predecessor now: rewriting an FTS row later costs a delete
         # and an insert, which made the pairing pass most of the cost of an import.
         before_id, before = prev_turn(conn, conversation_id, int(t["position"]), turn_row_id)
-        conn.execute("UPDATE turn_rows SET item_id = ?, prev_id = ? WHERE id = ?", (item_id, before_id, turn_row_id))
+        conn.execute("UPDATE turn_rows SET prev_id = ? WHERE id = ?", (before_id, turn_row_id))
         conn.execute(
             "INSERT INTO items_fts(rowid, title, body, prev, context) VALUES (?, '', ?, ?, ?)",
-            (item_id, fts_text(t["text"]), fts_text(before), fts_text(t.get("context", ""))),
+            (turn_row_id, fts_text(t["text"]), fts_text(before), fts_text(t.get("context", ""))),
         )
         return turn_row_id
     row = conn.execute(
-        "SELECT id, item_id FROM turn_rows WHERE user_id = ? AND number = ?", (user_id, int(record["number"]))
+        "SELECT id FROM turn_rows WHERE user_id = ? AND number = ?", (user_id, int(record["number"]))
     ).fetchone()
     if row is None:
         log.warning("ledger record %s names unknown turn %s; ignored", record.get("seq"), record.get("number"))
@@ -334,7 +323,7 @@ def _apply_one(conn: sqlite3.Connection, user_id: str, record: dict[str, Any]) -
             (status, str(record.get("reason", "")), row["id"]),
         )
         conn.execute(
-            "UPDATE items SET searchable = ? WHERE id = ?", (1 if status == "active" else 0, row["item_id"])
+            "UPDATE turn_items SET searchable = ? WHERE id = ?", (1 if status == "active" else 0, row["id"])
         )
     elif op == "move":
         # The extra may hold the message id only through the old key (rows.stored_extra).
@@ -371,7 +360,7 @@ def _refresh_pairs(conn: sqlite3.Connection, user_id: str, touched: list[int]) -
             targets.add(nxt["id"])
     for row_id in targets:
         row = conn.execute(
-            "SELECT conversation_id, position, item_id, prev_id, text, context, "
+            "SELECT conversation_id, position, prev_id, text, context, "
             f"{ARCHIVED_ROW.format('number')} IS NOT NULL AS archived FROM turn_rows WHERE id = ?", (row_id,)
         ).fetchone()
         if row["archived"]:
@@ -380,9 +369,9 @@ def _refresh_pairs(conn: sqlite3.Connection, user_id: str, touched: list[int]) -
         if before_id == row["prev_id"]:
             continue
         # The delete reads the entry's old words through items_src, so prev_id changes after it.
-        conn.execute("DELETE FROM items_fts WHERE rowid = ?", (row["item_id"],))
+        conn.execute("DELETE FROM items_fts WHERE rowid = ?", (row_id,))
         conn.execute("UPDATE turn_rows SET prev_id = ? WHERE id = ?", (before_id, row_id))
         conn.execute(
             "INSERT INTO items_fts(rowid, title, body, prev, context) VALUES (?, '', ?, ?, ?)",
-            (row["item_id"], fts_text(row["text"]), fts_text(before), fts_text(row["context"])),
+            (row_id, fts_text(row["text"]), fts_text(before), fts_text(row["context"])),
         )

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 # 2: the full-text index keeps no copy of the text (external content: ``items_src``).
 # 3: a turn names its file and conversation by number (``turn_rows``; ``turns`` is a view).
-SCHEMA_VERSION = 3
-# bm25 column weights: title, body, previous turn (context of a pair), context.md
-BM25_WEIGHTS = (2.0, 1.0, 0.4, 0.2)
+# 4: a turn's full-text entry and search row (``turn_items``) share the turn row's id; other
+#    items number from ``ITEM_IDS_FROM``; the full-text columns start with the body.
+SCHEMA_VERSION = 4
+# bm25 column weights: body, previous turn (context of a pair), title, context.md. The body
+# comes first: FTS5 marks every entry of any other column with its column number, and the
+# body holds most entries (with the title first, the postings were a quarter larger).
+BM25_WEIGHTS = (1.0, 0.4, 2.0, 0.2)
 
 # An archived turn's text and context live in ``turn_archive`` (curator.index.archive); every
 # read of a turn takes them from there, so callers never see the difference.
@@ -58,7 +62,6 @@ CREATE TABLE IF NOT EXISTS turn_rows(
     context TEXT NOT NULL DEFAULT '',
     extra TEXT NOT NULL DEFAULT '{}',
     ingested_at REAL NOT NULL,
-    item_id INTEGER,
     prev_id INTEGER,
     UNIQUE(user_id, number)
 );
@@ -66,13 +69,12 @@ CREATE TABLE IF NOT EXISTS turn_rows(
 -- hash and the status are checked on the few rows a file's key finds.
 CREATE INDEX IF NOT EXISTS turns_identity ON turn_rows(file_id, conversation_id, key);
 CREATE INDEX IF NOT EXISTS turns_conversation ON turn_rows(conversation_id, position);
-CREATE INDEX IF NOT EXISTS turns_item ON turn_rows(item_id);
 -- Every read of a turn goes through this view, which names its provenance again.
 CREATE VIEW IF NOT EXISTS turns AS
     SELECT r.id, r.user_id, r.number, c.source_id, f.file, c.conversation, r.key, r.position, r.role,
         r.speaker, r.text, r.timestamp,
         r.sha256,
-        r.status, r.status_reason, r.supersedes, r.context, r.extra, r.ingested_at, r.item_id, r.prev_id,
+        r.status, r.status_reason, r.supersedes, r.context, r.extra, r.ingested_at, r.id AS item_id, r.prev_id,
         r.file_id, r.conversation_id
     FROM turn_rows r JOIN turn_files f ON f.id = r.file_id JOIN conversations c ON c.id = r.conversation_id;
 CREATE TABLE IF NOT EXISTS documents(
@@ -94,8 +96,20 @@ CREATE TABLE IF NOT EXISTS documents(
     item_id INTEGER
 );
 CREATE INDEX IF NOT EXISTS documents_id ON documents(id);
--- ``ref`` names a document's or an archive day's item; a turn's is NULL (its row names the
--- item: ``turn_rows.item_id``), so the index over refs holds no entry per turn.
+-- What a search narrows a turn by, kept beside the turn row under its id (also its full-text
+-- rowid): a row a seventh the size of the turn's, so ranking thousands of matches reads few
+-- pages. Its kind and content types follow from the role (``TURN_ITEMS``).
+CREATE TABLE IF NOT EXISTS turn_items(
+    id INTEGER PRIMARY KEY,
+    user_id TEXT NOT NULL,
+    role TEXT NOT NULL,
+    topic TEXT NOT NULL,
+    quality REAL,
+    ts REAL NOT NULL,
+    searchable INTEGER NOT NULL
+);
+-- Every other item (a document, an archive day), numbered from ``ITEM_IDS_FROM`` so that no
+-- id is ever a turn's; ``ref`` names it.
 CREATE TABLE IF NOT EXISTS items(
     id INTEGER PRIMARY KEY,
     item_type TEXT NOT NULL,
@@ -117,14 +131,17 @@ CREATE TABLE IF NOT EXISTS item_text(
     context TEXT NOT NULL
 );
 CREATE VIEW IF NOT EXISTS items_src(id, title, body, prev, context) AS
-    SELECT t.item_id, '', fts_text(t.text),
+    SELECT t.id, '', fts_text(t.text),
         COALESCE((SELECT fts_text(COALESCE({prev_archived}, p.text)) FROM turn_rows p WHERE p.id = t.prev_id), ''),
         fts_text(t.context)
-    FROM turn_rows t WHERE t.item_id IS NOT NULL AND {archived_number} IS NULL
+    FROM turn_rows t WHERE {archived_number} IS NULL
     UNION ALL
     SELECT id, title, body, '', context FROM item_text;
+-- Both kinds of item together, for reads that name a few ids (never joined in a search).
+CREATE VIEW IF NOT EXISTS all_items AS
+    SELECT {item_columns} FROM items UNION ALL {turn_items};
 CREATE VIRTUAL TABLE IF NOT EXISTS items_fts USING fts5(
-    title, body, prev, context, content = 'items_src', content_rowid = 'id',
+    body, prev, title, context, content = 'items_src', content_rowid = 'id',
     tokenize = 'porter unicode61 remove_diacritics 2'
 );
 CREATE TABLE IF NOT EXISTS read_state(
@@ -151,8 +168,24 @@ CREATE TABLE IF NOT EXISTS source_health(
     updated_at REAL NOT NULL
 );
 """
+
+# The first id of an item that is not a turn: turn ids (SQLite rowids, counted from 1) never
+# reach it, and a search ranks the two kinds in two arms split at it (curator.index.topk).
+ITEM_IDS_FROM = 1 << 40
+# The id of a new item that is not a turn (the value of an INSERT INTO items).
+NEXT_ITEM_ID = f"(SELECT max(COALESCE(max(id) + 1, 0), {ITEM_IDS_FROM}) FROM items)"
+
+# A turn as a search item, with the columns of ``items``: a subquery SQLite flattens into a
+# join (a UNION ALL view of both kinds would be materialised whole in every search).
+TURN_ITEMS = (
+    "(SELECT id, 'turn' AS item_type, NULL AS ref, user_id, 'turn' AS kind, "
+    "',context,' || role || ',' AS content_types, topic, NULL AS scope, quality, ts, searchable FROM turn_items)"
+)
+ITEM_COLUMNS = "id, item_type, ref, user_id, kind, content_types, topic, scope, quality, ts, searchable"
+
 SCHEMA = (SCHEMA.replace("{archived_number}", _OF.format("number", "t"))
-          .replace("{prev_archived}", _OF.format("text", "p")))
+          .replace("{prev_archived}", _OF.format("text", "p"))
+          .replace("{turn_items}", TURN_ITEMS[1:-1]).replace("{item_columns}", ITEM_COLUMNS))
 
 TURN_COLUMNS = (
     "number, user_id, source_id, file, conversation, key, position, role, speaker, "

@@ -3,7 +3,7 @@
 Everything searchable lives in one FTS5 table, so BM25 scores of a turn and of a document
 come from the same corpus statistics and can be ranked together. Staged items
 (Knowledge_staging/) and soft-deleted reflections are indexed but never searchable:
-the ``items.searchable`` flag is set by the index, and every query requires it.
+the ``searchable`` flag of an item is set by the index, and every query requires it.
 """
 
 from __future__ import annotations
@@ -132,16 +132,17 @@ def search(index: Index, query: str, filters: SearchFilters | None = None, limit
     expression = ranking.expression
     scores = {r.rowid: r.score for r in top}
     found = {row["id"]: row for row in conn.execute(
-        "SELECT i.id, i.item_type, i.ref, i.user_id, i.kind, i.topic, i.scope, i.quality, i.ts, t.number "
-        "FROM items i LEFT JOIN turn_rows t ON i.item_type = 'turn' AND t.item_id = i.id "
-        f"WHERE i.id IN ({','.join('?' * len(top))})", [r.rowid for r in top])}
+        "SELECT i.id, i.item_type, i.ref, i.user_id, i.kind, i.topic, i.scope, i.quality, i.ts, "
+        "(SELECT t.number FROM turn_rows t WHERE i.item_type = 'turn' AND t.id = i.id) AS number "
+        f"FROM all_items i WHERE i.id IN ({','.join('?' * len(top))})", [r.rowid for r in top])}
     rows = [found[r.rowid] for r in top if r.rowid in found]
     snippets = _snippets(conn, expression, [r["id"] for r in rows])
     return [_hit(index, row, scores[row["id"]], snippets.get(row["id"], "")) for row in rows]
 
 
 def _filter_clauses(filters: SearchFilters) -> tuple[list[str], list[Any]]:
-    """The WHERE clauses (over ``items i``) and their parameters that narrow a search."""
+    """The WHERE clauses (over ``i``, an item with the columns of ``items``) and their parameters that narrow
+    a search."""
     where: list[str] = []
     params: list[Any] = []
     if filters.user_id:
@@ -179,9 +180,9 @@ def _snippets(conn: sqlite3.Connection, expression: str, ids: list[int]) -> dict
     return {
         r[0]: readable_snippet(r[1])
         for r in conn.execute(
-            # Always the item's own text (column 1, the body): a turn found through its
+            # Always the item's own text (column 0, the body): a turn found through its
             # neighbour's words must not show the neighbour, or results look duplicated.
-            "SELECT rowid, snippet(items_fts, 1, '[', ']', '…', 16) "
+            "SELECT rowid, snippet(items_fts, 0, '[', ']', '…', 16) "
             "FROM items_fts "
             f"WHERE items_fts MATCH ? AND rowid IN ({','.join('?' * len(ids))})",
             [expression, *ids],

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
+from curator.index.schema import ITEM_IDS_FROM, TURN_ITEMS
+
 K1 = 1.2  # FTS5 bm25()'s k1
 # A query matching at most this many rows is ranked whole, in one statement. Measured over
 # 100,000 turns: one statement costs about 2 us a match (10,000 matches: about 22 ms), and
@@ -49,7 +51,7 @@ class Query:
     """What ranks a query's rows: the phrases, the narrowing of rows and the quality factor."""
 
     phrases: tuple[str, ...]
-    where: tuple[str, ...]  # clauses over ``items i``
+    where: tuple[str, ...]  # clauses over ``i``, an item with the columns of ``items``
     params: tuple[Any, ...]
     quality_weight: str  # SQL factor a row's BM25 is multiplied by
 
@@ -110,18 +112,37 @@ def count(conn: Any, expression: str, cap: int | None = None) -> int:
 def ranked(conn: Any, query: Query, expression: str, limit: int) -> list[Ranked]:
     """The top ``limit`` of ``expression``'s rows, each ranked by BM25 and quality (one statement)."""
     rows = conn.execute(
-        f"SELECT items_fts.rowid, items_fts.rank * {query.quality_weight} AS r FROM items_fts "
-        f"JOIN items i ON i.id = items_fts.rowid "
-        f"WHERE {' AND '.join(['items_fts MATCH ?', 'i.searchable = 1', *query.where])} ORDER BY r LIMIT ?",
-        [expression, *query.params, limit]).fetchall()
+        f"SELECT rowid, r FROM ({_searchable(query, f'items_fts.rank * {query.quality_weight} AS r')}) "
+        "ORDER BY r LIMIT ?",
+        [*_arguments(query, expression), limit]).fetchall()
     return [Ranked(int(r[0]), -float(r[1])) for r in rows]
+
+
+def _searchable(query: Query, columns: str) -> str:
+    """SQL of the rowid and ``columns`` of the searchable rows matching an expression, narrowed
+    by ``query`` (its arguments: :func:`_arguments`).
+
+    Turns and other items are two arms split at their ids, each joined to its own table of
+    filter columns; FTS5 bounds each arm's scan by the rowid range.
+    """
+    clauses = " AND ".join(["items_fts MATCH ?", "i.searchable = 1", *query.where])
+    return " UNION ALL ".join(
+        f"SELECT items_fts.rowid AS rowid, {columns} FROM items_fts JOIN {items} i ON i.id = items_fts.rowid "
+        f"WHERE {clauses} AND items_fts.rowid {side} {ITEM_IDS_FROM}"
+        for items, side in ((TURN_ITEMS, "<"), ("items", ">=")))
+
+
+def _arguments(query: Query, expression: str) -> list[Any]:
+    return [expression, *query.params] * 2
 
 
 def _bounds(conn: Any, counts: Sequence[int]) -> list[float]:
     """Each phrase's largest possible share of a row's final score."""
-    # Every full-text entry is an item's, so the largest item id is at least the entry count
-    # (asked of items_fts, the max would scan its content view).
-    top = conn.execute("SELECT max(id) FROM items").fetchone()[0] or 0
+    # Every full-text entry is a turn's (its id counts from 1) or another item's, so the largest
+    # turn id plus the other items bound the entry count (asked of items_fts, the count would
+    # scan its content view).
+    top = conn.execute(
+        "SELECT (SELECT COALESCE(max(id), 0) FROM turn_items) + (SELECT count(*) FROM items)").fetchone()[0]
     best = conn.execute("SELECT max(quality) FROM documents").fetchone()[0]  # turns have none (0.5)
     factor = max(1.0, 0.5 + float(best)) if best is not None else 1.0
     # FTS5's IDF grows with the row count, so the largest rowid bounds it from above.
@@ -162,11 +183,8 @@ def _region_scores(conn: Any, query: Query, region: str) -> dict[int, float]:
     full = query.expression
     if region == full:
         return {r.rowid: r.score for r in ranked(conn, query, full, -1)}
-    both = conn.execute(
-        f"SELECT items_fts.rowid, items_fts.rank, {query.quality_weight} FROM items_fts "
-        f"JOIN items i ON i.id = items_fts.rowid "
-        f"WHERE {' AND '.join(['items_fts MATCH ?', 'i.searchable = 1', *query.where])}",
-        [f"({full}) AND ({region})", *query.params]).fetchall()
+    both = conn.execute(_searchable(query, f"items_fts.rank, {query.quality_weight}"),
+                        _arguments(query, f"({full}) AND ({region})")).fetchall()
     if not both:
         return {}
     own = dict(conn.execute("SELECT rowid, rank FROM items_fts WHERE items_fts MATCH ?", (region,)).fetchall())

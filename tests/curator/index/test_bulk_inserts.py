@@ -73,8 +73,7 @@ def test_each_turn_is_paired_with_the_one_before_it_in_its_conversation(tmp_path
         engine.add_source(source)
         engine.scan_all()
         rows = engine.index.reader().execute(
-            "SELECT f.body, f.prev FROM items i JOIN items_fts f ON f.rowid = i.id WHERE i.item_type = 'turn' "
-            "ORDER BY i.id").fetchall()
+            "SELECT f.body, f.prev FROM turn_items i JOIN items_fts f ON f.rowid = i.id ORDER BY i.id").fetchall()
     assert [(r["body"], r["prev"]) for r in rows] == [
         ("alpha one", ""), ("beta one", ""), ("alpha two", "alpha one"), ("beta two", "beta one")]
 

@@ -62,12 +62,13 @@ def engine(tmp_path_factory):
 
 
 def full_ranking(engine: Engine, query: str, filters: SearchFilters, limit: int) -> list[tuple[int, float]]:
-    """Every match ranked by BM25 and quality: what search must equal."""
+    """Every match ranked by BM25 and quality: what search must equal (over the view of both kinds of
+    item, which search never joins)."""
     where, params = _filter_clauses(filters)
     clauses = " AND ".join(["items_fts MATCH ?", "i.searchable = 1", *where])
     rows = engine.index.reader().execute(
         f"SELECT items_fts.rowid, items_fts.rank * {QUALITY_WEIGHT} AS r FROM items_fts "
-        f"JOIN items i ON i.id = items_fts.rowid WHERE {clauses} ORDER BY r",
+        f"JOIN all_items i ON i.id = items_fts.rowid WHERE {clauses} ORDER BY r",
         [_or_expression(query_terms(query)), *params]).fetchall()
     return [(int(rowid), -float(rank)) for rowid, rank in rows][:limit]
 
@@ -85,14 +86,16 @@ def queries() -> list[str]:
 def ident(engine: Engine, rowid: int) -> str:
     """What a search hit calls the item of FTS row ``rowid``: a turn's number, a document's id."""
     conn = engine.index.reader()
-    item_type = conn.execute("SELECT item_type FROM items WHERE id = ?", (rowid,)).fetchone()[0]
+    item_type = conn.execute("SELECT item_type FROM all_items WHERE id = ?", (rowid,)).fetchone()[0]
     if item_type == "turn":
-        return str(conn.execute("SELECT number FROM turn_rows WHERE item_id = ?", (rowid,)).fetchone()[0])
+        return str(conn.execute("SELECT number FROM turn_rows WHERE id = ?", (rowid,)).fetchone()[0])
     return str(conn.execute("SELECT id FROM documents WHERE item_id = ?", (rowid,)).fetchone()[0])
 
 
 @pytest.mark.parametrize("filters", [SearchFilters(), SearchFilters(item_types=("document",)),
-                                     SearchFilters(min_quality=0.3)], ids=["all", "documents", "quality"])
+                                     SearchFilters(min_quality=0.3), SearchFilters(kinds=("user",)),
+                                     SearchFilters(item_types=("turn",), user_id="default")],
+                         ids=["all", "documents", "quality", "the person's turns", "turns"])
 def test_search_returns_the_top_k_of_a_full_ranking(engine: Engine, filters: SearchFilters, monkeypatch) -> None:
     monkeypatch.setattr(topk, "DIRECT", DIRECT)
     whole: list[str] = []  # expressions ranked whole in one statement
