@@ -38,7 +38,9 @@ MAX_QUOTES_PER_TURN = 6
 
 # A sentence ends at . ! ? … followed by space and anything but a lower-case letter (any
 # script: "¿", "Я", "Ö" start sentences too), or at 。！？ with or without space.
-_SENTENCE_END_RE = re.compile(r"[.!?…]+[\"'”’»)]*\s+|[。！？]+[」』”’)）]*\s*")
+# A CJK stop needs no space after it; the quote mark that closes a quotation around it ('said:
+# "我2020年入行的。"') is part of its sentence.
+_SENTENCE_END_RE = re.compile(r"[.!?…]+[\"'”’»)]*\s+|[。！？]+[」』”’)）\"'»]*\s*")
 
 
 _ABBREVIATION_RE = re.compile(r"(?:^|\s)(?:St|Dr|Mr|Mrs|Ms|Mt|Jr|Sr|Prof|vs|etc|e\.g|i\.e|[A-Z])\.$")

@@ -269,7 +269,8 @@ def as_memory(text: str, speaker: str, *, named: bool = False, again: bool = Tru
     out = _SUBJECT_RE.sub(subject, text)
     # An adverb between subject and verb: "Maya also want" -> "Maya also wants".
     # Several of them too: "Nate probably also have" was left so.
-    out = re.sub(rf"\b{re.escape(name)} ((?:(?:{'|'.join(sorted(_ADVERBS))}) )+)([a-z]+)\b",
+    # A negated verb whole: "still haven't" had become "still havens't".
+    out = re.sub(rf"\b{re.escape(name)} ((?:(?:{'|'.join(sorted(_ADVERBS))}) )+)([a-z]+(?:n['’]t)?)(?![\w'’])",
                  lambda m: f"{name} {m.group(1)}{third_person_verb(m.group(2))}", out)
     out = re.sub(r"\bmyself\b", "themselves", out)
     # Once the name is said, "my" and "me" become "their" and "them": "which refreshes Melanie

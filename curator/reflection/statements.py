@@ -61,7 +61,7 @@ _CORRECTION = re.compile(
     re.IGNORECASE,
 )
 _SMALL_TALK = re.compile(
-    r"^(?:hi|hey|hello|morning|good (?:morning|evening|night)|thanks|thank you|ok(?:ay)?|sure|wait(?=\s*[,!])|"
+    r"^(?:hi+|he+y+|hello+|morning|good (?:morning|evening|night)|thanks|thank you|ok(?:ay)?|sure|wait(?=\s*[,!])|"
     r"yes|yeah|no|nope|perfect|great|cool|wow|haha|lol|fair enough|good idea|sounds good|bye|"
     r"see you|nice|awesome|congrats|congratulations|yep|yup|woah|whoa|shure|totally|definitely|exactly|"
     r"of course|sorry to hear(?: that)?|way to go|well done|good luck|keep it up|so proud|me too|same here|"
@@ -124,6 +124,7 @@ _SPECIFIES = re.compile(r"\b(?:want|need|['’]d like)\s+(?:it|this|that|these|t
 # Words that mark lasting facts about a life; each found adds to a statement's rank.
 _LASTING_WORDS = """
     work works job nurse doctor teacher engineer student shift shifts office company career retired
+    accountant lawyer developer programmer designer architect chef firm
     live lives living moved move house flat apartment home city country born grew
     wife husband partner married sister brother mother mom mum father dad parents son daughter kids
     children family friend neighbour neighbor boyfriend girlfriend grandma grandpa cousin aunt uncle
@@ -140,14 +141,18 @@ _LASTING_WORDS = """
     business store shop studio dairy peanut peanuts nuts meat
 """
 _LASTING = frozenset(stem(w) for w in _LASTING_WORDS.split())
-# What an assistant must never forget of a person (health, allergies, diet): worth three cues,
-# so the news of a weekend does not push it out of the few proposals a batch makes.
+# What an assistant must never forget of a person (health, allergies, diet, dyslexia): worth five
+# cues, so neither the news of a weekend nor a routine with two numbers in it ("can't do anything
+# before 8am, I swim every morning at 7", four) pushes it out of the two proposals a batch makes.
 _VITAL_WORDS = """allergic allergy allergies diabetic diabetes insulin asthma epilepsy celiac coeliac intolerant
-    vegetarian vegan gluten lactose peanut peanuts medication pregnant disability wheelchair"""
+    vegetarian vegan gluten lactose peanut peanuts medication pregnant disability wheelchair
+    dyslexic dyslexia adhd autistic autism deaf migraine migraines"""
 _VITAL = frozenset(stem(w) for w in _VITAL_WORDS.split())
+VITAL_EXTRA = 4.0
 _PASSING_WORDS = """
     today tonight now currently right moment feel feeling felt tired glad happy sad sorry bored
     guess think maybe probably seems sounds looks wow awesome lol haha cool nice
+    overwhelmed stressed exhausted nervous tbh kinda
 """
 _PASSING = frozenset(stem(w) for w in _PASSING_WORDS.split())
 _DATES = """january february march april may june july august september october november december
@@ -280,7 +285,7 @@ def rank_of(text: str) -> float:
     if not words:
         return 0.0
     stems = [stem(w.lower()) for w in words]
-    score = (sum(1.0 for s in stems if s in _LASTING or s in _VITAL) + sum(2.0 for s in stems if s in _VITAL)
+    score = (sum(1.0 for s in stems if s in _LASTING or s in _VITAL) + sum(VITAL_EXTRA for s in stems if s in _VITAL)
              - sum(0.75 for s in stems if s in _PASSING))
     names = [w for i, w in enumerate(words) if i > 0 and w[:1].isupper() and w != "I"
              and w.lower() not in STOP_WORDS]
@@ -437,11 +442,40 @@ def _told(sentence: str) -> str:
 # The news, then a request in the same sentence: "I'm lactose intolerant, so can you suggest a
 # dairy-free loaf?" The request made the whole sentence a question, and a lasting fact (a diet,
 # an allergy) was lost; the news is kept, the request is not.
-_THEN_ASKS = re.compile(r"^(?P<news>.+?)(?:,\s*(?:so|and|but)\s+|\s+[-–—]\s+|;\s*|,\s*)"
+_THEN_ASKS = re.compile(r"^(?P<news>.+?)(?:(?:,\s*(?:so|and|but)\s+|\s+[-–—]\s+|;\s*|,\s*|"
+                        # typed without a comma: "she's turning 40 can u suggest a gift"
+                        r"\s+(?=(?:can|could|would)\s+you\b))"
                         r"(?:(?:can|could|would|will)\s+you|please|any\s+(?:tips|ideas|advice|suggestions)|"
                         # "I'm vegetarian, if you ever suggest protein stuff": the news, then when it matters
-                        r"(?:if|in\s+case|when(?:ever)?)\s+you)\b.*$",
+                        r"(?:if|in\s+case|when(?:ever)?)\s+you)|"
+                        # "im dyslexic so keep things short": the news, then what to do about it
+                        r",?\s+so\s+(?:please\s+)?(?:keep|make|give|tell|use|write|help|suggest|send|show|remind|"
+                        r"explain)\b)\b.*$",
                         re.IGNORECASE)
+
+
+# Typed fast and in lower case ("im an accountant in leeds", "i do a swim every morning", "can u
+# suggest a gift"): the person's "I" and "you" as a memory spells them, so that the retelling
+# makes "i do a swim" "they do a swim" and a request is seen as one. The quote stays as typed.
+_CHAT_SPELLING = {"i": "I", "im": "I'm", "ive": "I've", "u": "you", "ur": "your", "pls": "please", "plz": "please",
+                  "dont": "don't", "didnt": "didn't", "doesnt": "doesn't", "havent": "haven't", "hasnt": "hasn't",
+                  "isnt": "isn't", "wasnt": "wasn't", "cant": "can't", "couldnt": "couldn't", "wouldnt": "wouldn't"}
+_CHAT_WORD = re.compile(r"(?<![\w'’.-])(?:i(?=['’](?:m|ve|ll|d)\b)|(?:" + "|".join(_CHAT_SPELLING)
+                        + r")(?![\w'’-]|\.\w))", re.IGNORECASE)
+
+
+def typed_out(sentence: str) -> str:
+    """``sentence`` with a chat's lower-case "i", "im", "u" and apostrophe-less "dont" spelled out
+    ("im dyslexic so keep it short if u can" -> "I'm dyslexic so keep it short if you can")."""
+    if not any(w in _CHAT_SPELLING or w[:2] in ("i'", "i’") for w in sentence.lower().split()):
+        return sentence
+    return _CHAT_WORD.sub(_spelled, sentence)
+
+
+def _spelled(match: re.Match[str]) -> str:
+    word = match.group(0)
+    out = _CHAT_SPELLING.get(word.lower(), "I")  # "i" of "i'm"
+    return out[:1].upper() + out[1:] if word[:1].isupper() else out
 
 
 def _kept_sentences(text: str, listeners: frozenset[str] = frozenset(),
@@ -451,7 +485,7 @@ def _kept_sentences(text: str, listeners: frozenset[str] = frozenset(),
     kept: list[str] = []
     planted: list[str] = []
     for said in sentences(text):
-        sentence = _without_vocatives(said, listeners)
+        sentence = typed_out(_without_vocatives(said, listeners))
         if spoken is not None:
             spoken[sentence] = said
         if invisible_characters(sentence) or not ATTACHED.sub("", sentence).strip():
@@ -599,7 +633,7 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
 
 _OPENERS = re.compile(r"^(?:(?:also|and|but|so|actually|oh|well|anyway|wait(?=\s*,|\s+actually\b|\s+no\b)|by the way|"
                       r"one important thing|"
-                      r"in the meantime|meanwhile|btw|on (?:a|another|an|the) (?:different|other|side|unrelated) note|"
+                      r"in the meantime|meanwhile|btw|fyi|on (?:a|another|an|the) (?:different|other|side|unrelated) note|"
                       r"speaking of which)\b[\s,:]*)+",
                       re.IGNORECASE)
 _FILLER = re.compile(r",\s*by the way(?=[,.!?])", re.IGNORECASE)
@@ -1010,7 +1044,7 @@ def _foreign_rank(sentence: str, table: Table | None) -> float:
     # news about something known, whatever its words: it is weighed like a lasting cue.
     dated = table.count("dates", body) + numbers
     fixes = 1.0 if dated and table.count("correction", body) else 0.0
-    score = (table.count("lasting", body) + 2 * table.count("vital", body) + 0.5 * min(dated, 2) + fixes
+    score = (table.count("lasting", body) + VITAL_EXTRA * table.count("vital", body) + 0.5 * min(dated, 2) + fixes
              + 0.75 * min(names, 3) - 0.75 * table.count("passing", body))
     if score <= 0:
         return 0.0  # nothing lasting in it: a mood, an opinion, a wish for the moment

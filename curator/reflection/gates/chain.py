@@ -216,8 +216,10 @@ def normalise(text: str) -> str:
 
 
 def quote_key(text: str) -> str:
-    """A quote without the edge punctuation a model adds or drops."""
-    return normalise(text).strip(" \"'.…,;:!?")
+    """A quote without the edge punctuation a model adds or drops (Chinese and Japanese stops too: a
+    quote that leaves out laughter before the stop, "…差点出事哈哈。", ends on a stop the turn has
+    only after the laughter)."""
+    return normalise(text).strip(" \"'.…,;:!?。！？，、；：")
 
 
 def form_problems(text: str) -> list[str]:
@@ -256,6 +258,10 @@ def tidy(text: str) -> str:
             out.append(part)
     if len(out) > 1 and not out[-1].endswith((".", "!", "?", '"', "”", ")")):
         out.pop()
+    if out == parts:
+        # As written, but for runs of space: Chinese and Japanese sentences follow each other
+        # with none, and joining them with one put a space inside the person's quoted words.
+        return " ".join(text.split())
     return " ".join(out)
 
 
@@ -350,7 +356,7 @@ def check_item(
     passed.append("names")
     if threshold <= 0:
         return GateVerdict(True, "", "names, numbers and dates grounded", gates=tuple(passed))
-    return _support_verdict(text, content or {stem(w.lower()) for w in exact}, words, threshold, passed)
+    return _support_verdict(text, content or {stem(w.lower()) for w in exact}, words, threshold, passed, flat)
 
 
 def _evidence_refusal(turns: Sequence[IndexedTurn], evidence: Sequence[Evidence],
@@ -373,12 +379,18 @@ def _evidence_refusal(turns: Sequence[IndexedTurn], evidence: Sequence[Evidence]
     return None
 
 
+# Chinese and Japanese run their words together: a "word" here is a run of characters between
+# stops, and a memory's run ("上次同事请吃点心差点出事") is found inside the turn's longer one
+# ("…差点出事哈哈") rather than equal to it.
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+
+
 def _support_verdict(text: str, required: set[str], words: set[str], threshold: float,
-                     passed: list[str]) -> GateVerdict:
+                     passed: list[str], flat: str = "") -> GateVerdict:
     """The content-share test: enough of the ``required`` stems occur in the cited turns."""
     if not required:
         return GateVerdict(False, "support", "no content words to check against the cited turns", gates=tuple(passed))
-    supported = required & words
+    supported = {w for w in required if w in words or (_UNSPACED.search(w) and w in flat)}
     ratio = len(supported) / len(required)
     if ratio < threshold:
         gaps = required - words

@@ -19,7 +19,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import yaml
@@ -92,8 +92,7 @@ class Table:
         for _ in range(4):  # "Hola, bueno, vale, ..." peels one opener a round
             stripped = _strip_leading(text)
             folded = stripped.casefold()
-            for entry in (*self.lists["greeting"], *self.lists["small_talk"], *self.lists["thanks"],
-                          *self.lists["loose"]):
+            for entry in self._openers:
                 cut = len(entry)
                 if not folded.startswith(entry):
                     continue
@@ -110,6 +109,12 @@ class Table:
             else:
                 return stripped
         return _strip_leading(text)
+
+    @cached_property
+    def _openers(self) -> tuple[str, ...]:
+        # Longest first: "对了，" ("by the way") lost only its "对" ("right") and left "了，...".
+        return tuple(sorted((*self.lists["greeting"], *self.lists["small_talk"], *self.lists["thanks"],
+                             *self.lists["loose"]), key=len, reverse=True))
 
     def strip_tail(self, text: str) -> str:
         """``text`` without a last clause of chatter after a comma ("..., c'est nul.",

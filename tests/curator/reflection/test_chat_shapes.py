@@ -209,3 +209,62 @@ def test_a_correction_of_a_count_said_in_passing_is_a_candidate() -> None:
 def test_an_indented_list_of_the_persons_own_is_not_code() -> None:
     said = "My pets:\n  - a beagle called Pixel\n  - two cats"
     assert without_code(said) == said
+
+
+@pytest.mark.parametrize(("said", "memory"), [
+    # "im" and "i" typed in lower case are the person: before, "im an accountant" was no memory at all
+    # and "i do a swim" stayed "i" in the retelling.
+    ("friday. im an accountant at a small firm in leeds so end of quarter is always like this lol",
+     "The user is an accountant at a small firm in leeds so end of quarter is always like this."),
+    ("yes pls. oh and i can't do anything before 8am, i do a swim every morning at 7",
+     "The user can't do anything before 8am, they do a swim every morning at 7."),
+    # The news before "so keep ..." and before "can u ...": what to do with it is not the memory.
+    ("also fyi im dyslexic so keep things short and bullet pointed if u can", "The user is dyslexic."),
+    ("btw my sister is a nurse and she's turning 40 can u suggest a gift",
+     "The user's sister is a nurse and she's turning 40."),
+    # A negated verb after an adverb ("still havent" had become "still havens't").
+    ("and i still havent finished the quarterly report for my job at the bank",
+     "The user still hasn't finished the quarterly report for their job at the bank."),
+])
+def test_a_chat_typed_without_capitals_or_apostrophes_is_worded_as_a_memory(said: str, memory: str) -> None:
+    assert memory in memories(said)
+
+
+def test_a_passing_mood_is_no_memory() -> None:
+    assert memories("heyyy so im trying to plan my week and im kinda overwhelmed tbh") == []
+
+
+def test_by_the_way_in_chinese_is_one_opener_and_an_allergy_comes_first() -> None:
+    found = statements(_turns("周末会去西湖边跑步，我每周跑三次左右吧。对了，我对花生过敏，上次同事请吃点心差点出事哈哈。"))
+    # "对了" ("by the way") had lost only its "对" ("right"): the card read "了，我对花生过敏…".
+    assert found[0].memory == 'The user said: "我对花生过敏，上次同事请吃点心差点出事。"'
+
+
+def test_a_quotation_of_chinese_keeps_its_closing_mark_and_gets_no_space() -> None:
+    from curator.reflection.gates.chain import tidy
+
+    said = 'The user said: "我在杭州一家电商公司做产品经理。最近天天加班。"'
+    assert sentences('The user said: "我2020年入行的。"') == ['The user said: "我2020年入行的。"']
+    assert tidy(said) == said  # was 'The user said: "我在杭州一家电商公司做产品经理。 最近天天加班。 "'
+
+
+@pytest.mark.parametrize(("said", "memory"), [
+    ("Aha, mam też dwa koty, które śpią ze mną.", 'The user said: "Mam też dwa koty, które śpią ze mną."'),
+])
+def test_a_polish_opener_leaves_the_quote(said: str, memory: str) -> None:
+    assert memories(said) == [memory]
+
+
+@pytest.mark.parametrize("said", ["Mam pytanie o ogród.", "Cześć! Mam takie pytanie o pomidory."])
+def test_a_question_announced_in_polish_is_no_memory(said: str) -> None:
+    assert memories(said) == []
+
+
+def test_a_chinese_quote_without_its_laughter_passes_the_quote_gate() -> None:
+    from curator.reflection.gates.chain import check_item
+
+    found = statements(_turns("周末会去西湖边跑步。对了，我对花生过敏，上次同事请吃点心差点出事哈哈。"))[0]
+    assert found.memory == 'The user said: "我对花生过敏，上次同事请吃点心差点出事。"'
+    # The quote leaves out the laughter before the stop, and its last run of characters is a part
+    # of the turn's longer one: both were refused ("quoted", then "support").
+    assert check_item(found.memory, [found.turn]).passed
