@@ -633,7 +633,8 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
 
 _OPENERS = re.compile(r"^(?:(?:also|and|but|so|actually|oh|well|anyway|wait(?=\s*,|\s+actually\b|\s+no\b)|by the way|"
                       r"one important thing|"
-                      r"in the meantime|meanwhile|btw|fyi|on (?:a|another|an|the) (?:different|other|side|unrelated) note|"
+                      r"in the meantime|meanwhile|btw|fyi|"
+                      r"on (?:a|another|an|the) (?:different|other|side|unrelated) note|"
                       r"speaking of which)\b[\s,:]*)+",
                       re.IGNORECASE)
 _FILLER = re.compile(r",\s*by the way(?=[,.!?])", re.IGNORECASE)

@@ -131,7 +131,9 @@ def test_health_and_diet_outweigh_a_plain_cue() -> None:
 
     # A batch proposes a few statements, best ranked first: a condition the assistant must
     # never forget was fifth in a chat about running, behind a wedding next weekend.
-    assert rank_of("I have diabetes.") == 3 * rank_of("I have a dog.") > 0
+    assert rank_of("I have diabetes.") == 5 * rank_of("I have a dog.") > 0
+    # ... and behind a routine with two numbers in it, out of a batch's two proposals.
+    assert rank_of("I'm dyslexic.") > rank_of("I can't do anything before 8am, I swim every morning at 7.")
     assert rank_of("I'm allergic to peanuts.") > rank_of("I was at a gig in Leeds last week.")
 
 
@@ -235,7 +237,8 @@ def test_a_passing_mood_is_no_memory() -> None:
 
 
 def test_by_the_way_in_chinese_is_one_opener_and_an_allergy_comes_first() -> None:
-    found = statements(_turns("周末会去西湖边跑步，我每周跑三次左右吧。对了，我对花生过敏，上次同事请吃点心差点出事哈哈。"))
+    found = statements(_turns("周末会去西湖边跑步，我每周跑三次左右吧。"
+                              "对了，我对花生过敏，上次同事请吃点心差点出事哈哈。"))
     # "对了" ("by the way") had lost only its "对" ("right"): the card read "了，我对花生过敏…".
     assert found[0].memory == 'The user said: "我对花生过敏，上次同事请吃点心差点出事。"'
 
