@@ -31,6 +31,8 @@ NUMBER_WORDS = frozenset([
     "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty", "thirty",
     "forty", "fifty",
 ])
+# How often, in one word: "I climb three times a week now, not twice" swaps "twice" for "three times".
+HOW_OFTEN = frozenset(["once", "twice", "thrice"])
 LOOK_BACK = 4  # a negation this many words before a value denies it ("doesn't live in Porto")
 LOOK_AHEAD = 2  # ... or one of these, this many after ("Porto any more", Turkish "değil")
 TRAILING = ("any more", "anymore", "değil")
@@ -74,13 +76,14 @@ def corrected_text(old: str, correction: str) -> str:
             if _denied(words, i, negations):
                 superseded.add((word.folded, kind))
         else:
-            new.setdefault(word.folded, (word.text, kind))
+            times = i + 1 < len(words) and words[i + 1].folded == "times"
+            new.setdefault(word.folded, (f"{word.text} {words[i + 1].text}" if times else word.text, kind))
     if len(superseded) != 1:
         return correction
     [(gone, kind)] = superseded
     same_kind = [text for text, k in new.values() if k == kind]
-    if len(same_kind) != 1:
-        return correction
+    if len(same_kind) != 1 or (gone in HOW_OFTEN) != same_kind[0].casefold().endswith(("times", *HOW_OFTEN)):
+        return correction  # "twice" for "three" alone, or "four" for "three times": no clean swap
     pattern = re.compile(rf"(?<![^\W_]){re.escape(old_values[gone])}(?![^\W_])")
     return pattern.sub(same_kind[0], old.strip())
 
@@ -109,7 +112,7 @@ def _kind(word: _Word, dates: tuple[str, ...], *, in_old: bool) -> str | None:
     "name" may be a noun ("nicht mehr als Krankenschwester, als Lehrerin"): swapping one
     noun the correction denies for the one it brings is still the right edit.
     """
-    if word.text.isdigit() or word.folded in NUMBER_WORDS:
+    if word.text.isdigit() or word.folded in NUMBER_WORDS or word.folded in HOW_OFTEN:
         return "number"
     if any(word.folded == d or (d.endswith("*") and word.folded.startswith(d[:-1])) for d in dates):
         return "date"

@@ -152,7 +152,7 @@ VITAL_EXTRA = 4.0
 _PASSING_WORDS = """
     today tonight now currently right moment feel feeling felt tired glad happy sad sorry bored
     guess think maybe probably seems sounds looks wow awesome lol haha cool nice
-    overwhelmed stressed exhausted nervous tbh kinda
+    overwhelmed tbh kinda
 """
 _PASSING = frozenset(stem(w) for w in _PASSING_WORDS.split())
 _DATES = """january february march april may june july august september october november december

@@ -271,3 +271,19 @@ def test_a_chinese_quote_without_its_laughter_passes_the_quote_gate() -> None:
     # The quote leaves out the laughter before the stop, and its last run of characters is a part
     # of the turn's longer one: both were refused ("quoted", then "support").
     assert check_item(found.memory, [found.turn]).passed
+
+
+def test_how_often_corrected_in_the_same_chat_is_one_memory_with_the_new_count() -> None:
+    from curator.reflection.choosing import folded_corrections
+    from curator.reflection.corrected import corrected_text
+
+    found = folded_corrections(statements(_turns(
+        "not really haha. I do climb twice a week at the bouldering gym near me though", "Climbing is great!",
+        "wait actually I climb three times a week now not twice, forgot I added fridays")), [], [])
+    # Two cards had been proposed side by side: "twice a week" and its correction.
+    assert [s.memory for s in found] == ["The user does climb three times a week at the bouldering gym near them."]
+    assert found[0].earlier is not None
+    assert corrected_text("Maya swims once a week.", "I swim twice a week now, not once.") == "Maya swims twice a week."
+    # "four" is no "three times": no clean swap, the correction stands as said.
+    assert corrected_text("Maya works four shifts.", "It is three times now, not four.") == \
+        "It is three times now, not four."
