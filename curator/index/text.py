@@ -508,6 +508,13 @@ def _holds_cjk(text: str) -> bool:
     return _cjk_char_re().search(text) is not None
 
 
+def in_a_run(word: str, texts: Iterable[str]) -> bool:
+    """Whether ``word``, holding Chinese, Japanese or Korean characters, occurs inside one of
+    ``texts``. Those scripts run their words together, so a memory's run ("上次同事请吃点心差点出事")
+    is a part of the turn's longer one ("…差点出事哈哈"), never equal to it as a word."""
+    return _holds_cjk(word) and any(word in text for text in texts)
+
+
 # Compiled on first use: each costs milliseconds, and most texts hold no CJK character.
 @lru_cache(maxsize=1)
 def _cjk_gap_re() -> re.Pattern[str]:

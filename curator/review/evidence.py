@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from curator.index.text import STOP_WORDS, content_words, stem, stems
+from curator.index.text import STOP_WORDS, content_words, in_a_run, stem, stems
 from curator.index.text import WORD_RE as _WORD_RE  # the one word pattern
 
 
@@ -79,6 +79,7 @@ def highlights(claim: str, text: str, quote: str = "") -> list[Highlight]:
 
 def support(claim: str, texts: Iterable[str]) -> Support:
     """Which content words of ``claim`` occur (by stem) in any of ``texts``."""
+    texts = list(texts)
     available: set[str] = set()
     for text in texts:
         available |= claim_stems(text)
@@ -90,6 +91,6 @@ def support(claim: str, texts: Iterable[str]) -> Support:
         if s in seen:
             continue
         seen.add(s)
-        (supported if s in available else unsupported).append(word)
+        (supported if s in available or in_a_run(word, texts) else unsupported).append(word)
     total = len(supported) + len(unsupported)
     return Support(len(supported) / total if total else 0.0, tuple(supported), tuple(unsupported))

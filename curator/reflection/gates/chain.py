@@ -26,7 +26,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from curator.index.text import STOP_WORDS, WORD_RE, content_words, stem, stems, tokenize
+from curator.index.text import STOP_WORDS, WORD_RE, content_words, in_a_run, stem, stems, tokenize
 from curator.reflection.narrowing import sentences
 from curator.reflection.rephrase import quoted_words
 from curator.sources.turns import IndexedTurn
@@ -379,18 +379,12 @@ def _evidence_refusal(turns: Sequence[IndexedTurn], evidence: Sequence[Evidence]
     return None
 
 
-# Chinese and Japanese run their words together: a "word" here is a run of characters between
-# stops, and a memory's run ("上次同事请吃点心差点出事") is found inside the turn's longer one
-# ("…差点出事哈哈") rather than equal to it.
-_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
-
-
 def _support_verdict(text: str, required: set[str], words: set[str], threshold: float,
                      passed: list[str], flat: str = "") -> GateVerdict:
     """The content-share test: enough of the ``required`` stems occur in the cited turns."""
     if not required:
         return GateVerdict(False, "support", "no content words to check against the cited turns", gates=tuple(passed))
-    supported = {w for w in required if w in words or (_UNSPACED.search(w) and w in flat)}
+    supported = {w for w in required if w in words or in_a_run(w, (flat,))}
     ratio = len(supported) / len(required)
     if ratio < threshold:
         gaps = required - words
@@ -413,7 +407,7 @@ def unsupported_words(text: str, turns: Sequence[IndexedTurn], names: Iterable[s
         if lower in STOP_WORDS or len(lower) < 2 or stem(lower) in FRAMING_STEMS:
             continue
         ok = _number_supported(word, words, flat) if any(c.isdigit() for c in word) else \
-            (lower in words or stem(lower) in words)
+            (lower in words or stem(lower) in words or in_a_run(lower, (flat,)))
         if not ok and word not in out:
             out.append(word)
     return out

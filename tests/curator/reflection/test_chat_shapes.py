@@ -287,3 +287,14 @@ def test_how_often_corrected_in_the_same_chat_is_one_memory_with_the_new_count()
     # "four" is no "three times": no clean swap, the correction stands as said.
     assert corrected_text("Maya works four shifts.", "It is three times now, not four.") == \
         "It is three times now, not four."
+
+
+def test_the_review_pane_finds_a_chinese_quote_inside_the_turn_as_the_gates_do() -> None:
+    from curator.reflection.gates.chain import unsupported_words
+    from curator.review.evidence import support
+
+    turn = _turns("周末会去西湖边跑步。对了，我对花生过敏，上次同事请吃点心差点出事哈哈。")[0]
+    memory = 'The user said: "我对花生过敏，上次同事请吃点心差点出事。"'
+    # The pane said "67 % ... not found: 上次同事请吃点心差点出事" of a card the gates had passed.
+    assert support(memory, [turn.text, turn.speaker]).ratio == 1.0
+    assert unsupported_words(memory, [turn]) == []
