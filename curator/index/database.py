@@ -8,7 +8,7 @@ Tables:
     documents    every vault document (Knowledge, Knowledge_staging, Reflections)
     turn_items   a turn's filter columns for search, under the turn row's id
     items        every other searchable item (a document, an archive day), with the same columns
-    items_fts    FTS5 (Porter stemming) over items: title, body, previous turn, context
+    items_fts    FTS5 (Porter stemming) over both: body, previous turn, title, context
     read_state   per source unit: what was read so far (offsets, fingerprints, problems)
     source_health  what the watcher last knew about each source (for ``curator status``)
     meta         schema version and per-user ledger positions

@@ -74,7 +74,7 @@ CREATE VIEW IF NOT EXISTS turns AS
     SELECT r.id, r.user_id, r.number, c.source_id, f.file, c.conversation, r.key, r.position, r.role,
         r.speaker, r.text, r.timestamp,
         r.sha256,
-        r.status, r.status_reason, r.supersedes, r.context, r.extra, r.ingested_at, r.id AS item_id, r.prev_id,
+        r.status, r.status_reason, r.supersedes, r.context, r.extra, r.ingested_at, r.prev_id,
         r.file_id, r.conversation_id
     FROM turn_rows r JOIN turn_files f ON f.id = r.file_id JOIN conversations c ON c.id = r.conversation_id;
 CREATE TABLE IF NOT EXISTS documents(
@@ -196,7 +196,7 @@ TURN_COLUMNS = (
 EXPECTED_TURN_COLUMNS = {
     "id", "user_id", "number", "source_id", "file", "conversation", "key", "position", "role", "speaker",
     "text", "timestamp", "sha256", "status", "status_reason", "supersedes", "context", "extra", "ingested_at",
-    "item_id", "prev_id", "file_id", "conversation_id",
+    "prev_id", "file_id", "conversation_id",
 }
 
 # A turn of the view holds the content whose hash and text are the two parameters: a row keeps
