@@ -467,8 +467,6 @@ _CHAT_WORD = re.compile(r"(?<![\w'’.-])(?:i(?=['’](?:m|ve|ll|d)\b)|(?:" + "|
 def typed_out(sentence: str) -> str:
     """``sentence`` with a chat's lower-case "i", "im", "u" and apostrophe-less "dont" spelled out
     ("im dyslexic so keep it short if u can" -> "I'm dyslexic so keep it short if you can")."""
-    if not any(w in _CHAT_SPELLING or w[:2] in ("i'", "i’") for w in sentence.lower().split()):
-        return sentence
     return _CHAT_WORD.sub(_spelled, sentence)
 
 
