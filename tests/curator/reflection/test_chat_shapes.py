@@ -298,3 +298,11 @@ def test_the_review_pane_finds_a_chinese_quote_inside_the_turn_as_the_gates_do()
     # The pane said "67 % ... not found: 上次同事请吃点心差点出事" of a card the gates had passed.
     assert support(memory, [turn.text, turn.speaker]).ratio == 1.0
     assert unsupported_words(memory, [turn]) == []
+
+
+def test_a_chat_spelling_with_its_punctuation_is_spelled_out() -> None:
+    from curator.reflection.statements import typed_out
+
+    # A check on bare words had missed these: "u?" and "i," are words with their punctuation.
+    assert typed_out("so i, uh, moved to leeds. can u?") == "so I, uh, moved to leeds. can you?"
+    assert typed_out("U.S. trip, i.e. a long one") == "U.S. trip, i.e. a long one"
