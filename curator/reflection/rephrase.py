@@ -37,6 +37,9 @@ _PAST_WORDS = """
     tore wept withdrew wound
 """
 _PAST = frozenset(_PAST_WORDS.split())
+# Present tenses that end as a past one does: "I need" -> "Maya needs", never "Maya need".
+_PRESENT_ED = frozenset(["need", "feed", "seed", "speed", "breed", "bleed", "weed", "embed", "succeed", "proceed",
+                         "exceed", "heed", "shred"])
 _PREFIXES = ("re", "un", "mis", "over", "under", "out", "with", "fore")
 # Negated auxiliaries after "I": only "don't", "haven't" and "am not" change with the subject.
 _NEGATED = {"don't": "doesn't", "don’t": "doesn’t", "haven't": "hasn't", "haven’t": "hasn’t",
@@ -57,7 +60,7 @@ def third_person_verb(verb: str) -> str:
         return _NEGATED.get(lower, verb)  # can't, couldn't, won't, didn't: as they are
     if lower in _IRREGULAR:
         return _IRREGULAR[lower]
-    if lower in _INVARIANT or lower in _PAST or lower.endswith(("ed", "s")):
+    if lower in _INVARIANT or lower in _PAST or (lower.endswith(("ed", "s")) and lower not in _PRESENT_ED):
         return verb
     if any(lower.startswith(p) and lower[len(p):] in _PAST for p in _PREFIXES):
         return verb  # "retook", "overslept", "misunderstood", never "retooks"
@@ -285,7 +288,9 @@ def as_memory(text: str, speaker: str, *, named: bool = False, again: bool = Tru
         # "to have my husband and kids; they keep me going": "their husband" is clear while no
         # "they" for others has come yet.
         ahead = again and plural and _OTHERS.search(out, 0, match.start()) is None
-        return "their" if known and (not plural or ahead) else f"{name}'s"
+        if known and (not plural or ahead):
+            return "theirs" if match.group(0) == "mine" else "their"  # "mine is dying": theirs, not "their is"
+        return f"{name}'s"
 
     out = re.sub(r"\b[Mm]y\b|\bmine\b|\bme\b(?!-)", pronoun, out)
     return out[:1].upper() + out[1:]

@@ -739,14 +739,21 @@ _SO_URGENT = re.compile(r"[,\s]+so\s+(?:it['’]s|that['’]s|this\s+is)\s+(?:re
                         r"(?:urgent|important|a\s+priority|a\s+must|serious|tricky)\s*[.!]*$", re.IGNORECASE)
 
 
+# What the news means for the talk at hand, pointing at it: "I'm an accountant at a small firm
+# so end of quarter is always like this" (this: the busy week just described). Without what
+# "this" points at, the clause tells nothing; "so I sleep during the day" is news and stays.
+_SO_LIKE_THIS = re.compile(r"[,\s]+so\s+[^.!?]*?\blike\s+(?:this|that)\b[^.!?]*?[.!]*\s*$", re.IGNORECASE)
+
+
 def _without_verdict(sentence: str) -> str:
     """``sentence`` without a verdict on its own news, after it (see :data:`_VERDICT`) or before,
     and without the catching up said inside it (:data:`_SINCE_LAST`)."""
     sentence = _LAUGHTER.sub(r"\1", sentence).strip() or sentence  # "... for weeks lol."
     sentence = _THOUGH.sub(r"\1", sentence)  # "I do climb twice a week though"
-    hurry = _SO_URGENT.search(sentence)
-    if hurry is not None and len(sentence[:hurry.start()].split()) >= MIN_WORDS:
-        sentence = sentence[:hurry.start()].rstrip(" ,;") + "."  # "I have a 2 year old so it's urgent"
+    for tail in (_SO_URGENT, _SO_LIKE_THIS):
+        hurry = tail.search(sentence)
+        if hurry is not None and len(sentence[:hurry.start()].split()) >= MIN_WORDS:
+            sentence = sentence[:hurry.start()].rstrip(" ,;") + "."  # "I have a 2 year old so it's urgent"
     plain = _SINCE_LAST.sub("", sentence).strip()
     # "It's been ages since we talked, and I moved ..." would keep a bare "It's been ages": left whole.
     if plain != sentence and len(plain.split()) >= MIN_WORDS and not _LONG_WHILE.search(sentence):
@@ -969,7 +976,8 @@ def _foreign_statements(turn: IndexedTurn, found: Sequence[tuple[str, Table | No
                 break
         body = _LAUGHTER.sub(r"\1", body).strip() or body
         if table is not None and table.spaced:
-            body = _without_passing_tail(_without_listener_tail(table.strip_tail(body), table), table)
+            body = _without_so_tail(_without_passing_tail(_without_listener_tail(table.strip_tail(body), table), table),
+                                    table)
         body = body[:1].upper() + body[1:]
         out.append(Statement(turn, sentence, in_their_words(speaker, body), _plain_title(body), rank,
                              person=speaker))
@@ -1004,6 +1012,25 @@ def _without_passing_tail(body: str, table: Table) -> str:
     words = table.words(tail)
     if (not words or words[0] not in table.lists.get("joining", ()) or not table.has("passing", tail)
             or table.has("lasting", tail) or any(ch.isdigit() for ch in tail)
+            or len(table.words(head)) < MIN_WORDS):
+        return body
+    return head.rstrip(" ,;") + "."
+
+
+def _without_so_tail(body: str, table: Table) -> str:
+    """``body`` without a last clause that draws a consequence for the chat ("Я работаю
+    программистом из дома в Казани, так что время есть." -> "... в Казани."): after a comma,
+    opened by a word of the table's ``so``, and holding no lasting cue, day or part of the day,
+    name or number. "So I have time" is what the person concludes for this talk; the news is
+    before it ("donc mes soirées sont prises par les copies" is news, and stays). The quote
+    keeps it."""
+    cut = body.rfind(",")
+    if cut <= 0:
+        return body
+    tail, head = body[cut + 1:], body[:cut]
+    if (not table.starts("so", tail) or table.has("lasting", tail) or table.has("dates", tail)
+            or any(ch.isdigit() for ch in tail)
+            or (not table.capital_nouns and any(w[:1].isupper() for w in tail.split()[1:]))
             or len(table.words(head)) < MIN_WORDS):
         return body
     return head.rstrip(" ,;") + "."

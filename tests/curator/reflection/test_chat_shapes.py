@@ -217,7 +217,7 @@ def test_an_indented_list_of_the_persons_own_is_not_code() -> None:
     # "im" and "i" typed in lower case are the person: before, "im an accountant" was no memory at all
     # and "i do a swim" stayed "i" in the retelling.
     ("friday. im an accountant at a small firm in leeds so end of quarter is always like this lol",
-     "The user is an accountant at a small firm in leeds so end of quarter is always like this."),
+     "The user is an accountant at a small firm in leeds."),
     ("yes pls. oh and i can't do anything before 8am, i do a swim every morning at 7",
      "The user can't do anything before 8am, they do a swim every morning at 7."),
     # The news before "so keep ..." and before "can u ...": what to do with it is not the memory.
@@ -306,3 +306,33 @@ def test_a_chat_spelling_with_its_punctuation_is_spelled_out() -> None:
     # A check on bare words had missed these: "u?" and "i," are words with their punctuation.
     assert typed_out("so i, uh, moved to leeds. can u?") == "so I, uh, moved to leeds. can you?"
     assert typed_out("U.S. trip, i.e. a long one") == "U.S. trip, i.e. a long one"
+
+
+@pytest.mark.parametrize(("said", "memory"), [
+    # What the news means for this talk ("so there's time"): the quote keeps it, the memory ends before it.
+    ("Понял. Кстати, я работаю программистом из дома в Казани, так что время есть.",
+     'The user said: "Я работаю программистом из дома в Казани."'),
+    ("Ich arbeite als Krankenpfleger in Bremen, deshalb habe ich wenig Zeit.",
+     'The user said: "Ich arbeite als Krankenpfleger in Bremen."'),
+    # A "so" clause that is news (a lasting cue: shifts, home) stays.
+    ("Trabajo de enfermera en Sevilla, así que entiendo de turnos.",
+     'The user said: "Trabajo de enfermera en Sevilla, así que entiendo de turnos."'),
+])
+def test_a_so_clause_for_the_chat_leaves_a_quoted_memory(said: str, memory: str) -> None:
+    assert memories(said) == [memory]
+
+
+def test_a_so_clause_pointing_at_the_talk_leaves_the_memory() -> None:
+    found = memories("need to finish the quarterly report by friday. im an accountant at a small firm in leeds so "
+                     "end of quarter is always like this lol")
+    assert "The user is an accountant at a small firm in leeds." in " ".join(found)
+    assert not any("like this" in m for m in found)
+    # "so" with news after it stays.
+    assert memories("I work nights at the hospital so I sleep during the day.") == \
+        ["The user works nights at the hospital so they sleep during the day."]
+
+
+def test_need_agrees_and_mine_is_theirs() -> None:
+    # Before: "The user need a new laptop for work, their is dying."
+    assert memories("I need a new laptop for work, mine is dying.") == \
+        ["The user needs a new laptop for work, theirs is dying."]
