@@ -36,11 +36,24 @@ from dataclasses import replace
 from typing import Any
 
 from curator.index.text import STOP_WORDS
-from curator.reflection.languages import HAN_KANA_RUN, detect, tables
+from curator.reflection.gates.chain import DEFAULT_SUPPORT, check_item
+from curator.reflection.languages import (
+    HAN_KANA_RUN,
+    detect,
+    names_the_person,
+    tables,
+    without_person_labels,
+)
 from curator.reflection.ports import GenerationDefaults, ModelCancelled, ModelClient
 from curator.reflection.rephrase import is_first_person
 from curator.reflection.schemas import ItemRejection, load_json_object
-from curator.reflection.statements import ATTACHED, DATE_WORDS, Statement, lasting_cues
+from curator.reflection.statements import (
+    ATTACHED,
+    DATE_WORDS,
+    DEFAULT_PERSON,
+    Statement,
+    lasting_cues,
+)
 
 REWORD_PROMPT = "batch_reworder"
 REWORD_DEFAULTS = GenerationDefaults(temperature=0.0, max_tokens=60)
@@ -61,13 +74,30 @@ _ENGLISH_NAMES = {"de": "German", "fr": "French", "es": "Spanish", "it": "Italia
                   "ja": "Japanese"}
 
 
+def who(statement: Statement) -> str:
+    """What the memory calls the person: their name, or, where the chat names no one, the
+    chat language's own word for them ("Die Person", "La persona", "用户"; a table's ``person``).
+
+    Shown 'The user said: "Ich arbeite als Busfahrer ..."', the 1.5B copied the German first
+    person back, refused every time: in a chat that stores no name (most of them), it never
+    worded a memory in another language. Shown 'Die Person said: ...', it wrote "Die Person
+    arbeitet als Busfahrer bei den Stadtwerken in Bremen, meistens Frühschicht."
+    """
+    person = statement.person or statement.turn.speaker or ""
+    if person.casefold() == DEFAULT_PERSON:
+        table = tables().get(detect(statement.quote))
+        if table is not None and table.person:
+            return table.person
+    return person
+
+
 def said(statement: Statement) -> str:
     """What the model words from: code's retelling, already about the person by name (shown
     "my sister Ana lives in Porto", a 1.5B gave Porto to the person); where code cannot retell,
     that is the person's own words with their name ('Alex said: "..."'). A retelling that
     does not name the person (they began without "I": "Been only to Rome once.") is shown as
     their words with their name, or the model could not say whose fact it is."""
-    person = statement.person or statement.turn.speaker or ""
+    person = who(statement)
     if person and person.casefold() not in statement.memory.casefold():
         return f'{person} said: "{ATTACHED.sub("", statement.quote).strip()}"'
     return statement.memory
@@ -77,7 +107,9 @@ def wording_variables(statement: Statement) -> dict[str, Any]:
     language = detect(statement.quote)
     table = tables().get(language)
     name = _ENGLISH_NAMES.get(language) or (table.name if table is not None else "")
-    return {"said": said(statement), "language": f"Write the note in {name}." if name else "",
+    person = who(statement)
+    starting = f", starting with “{person}”" if person != (statement.person or statement.turn.speaker or "") else ""
+    return {"said": said(statement), "language": f"Write the note in {name}{starting}." if name else "",
             "before": _context(statement)}
 
 
@@ -129,8 +161,8 @@ def problems(statement: Statement, memory: str) -> list[str]:
     unknown = _new_names(memory, source)
     if unknown:
         found.append(f"name {unknown[0]!r} is not in the turn")
-    person = statement.person or statement.turn.speaker or ""
-    if person and person.casefold() not in memory.casefold():
+    person = who(statement)
+    if person and not _names(memory, person):
         found.append(f"does not say it is about {person}")
     dropped = _dropped_dates(statement, memory) or _dropped_cues(statement, memory)
     if dropped:
@@ -156,6 +188,16 @@ def problems(statement: Statement, memory: str) -> list[str]:
             or len(memory) > MAX_CHARS:
         found.append("too long for one memory")
     return found
+
+
+def _names(memory: str, person: str) -> bool:
+    """Whether ``memory`` says whose fact it is: the person's name, or the chat language's word
+    for a person who has none, inflected too ("сестра пользователя")."""
+    if person.casefold() in memory.casefold():
+        return True
+    words = person.casefold().split()
+    return len(words) == 1 and names_the_person(words[0]) and any(
+        names_the_person(w) for w in _NAME.findall(memory.casefold()))
 
 
 def _dropped_dates(statement: Statement, memory: str) -> list[str]:
@@ -199,7 +241,7 @@ def _foreign_words(statement: Statement, memory: str, person: str) -> list[str]:
     source = f"{statement.quote} {statement.memory} {_context(statement)}".casefold()
     skip = {w.casefold() for w in person.split()}
     if table is not None and not table.spaced:
-        runs = [r for r in HAN_KANA_RUN.findall(memory) if r not in skip]
+        runs = [r for r in HAN_KANA_RUN.findall(without_person_labels(memory)) if r not in skip]
         missing = [r for r in runs if r not in source]
     else:
         known = {w[:5] for w in _NAME.findall(source)}
@@ -226,10 +268,25 @@ def _new_names(memory: str, source: str) -> list[str]:
             if not word[:1].isupper():
                 continue
             folded = re.sub(r"['’]s$", "", word.casefold())
+            if names_the_person(folded):
+                continue  # "La persona", "Die Person": what a chat that names no one calls them
             stem = folded[:5]
             if not any(k == folded or (len(stem) >= 4 and k.startswith(stem)) for k in known):
                 out.append(word)
     return out
+
+
+def _refused_by_gates(statement: Statement, memory: str) -> list[str]:
+    """The gate chain's refusal of ``memory`` against the turns it will cite (empty: it passes).
+
+    A wording that passed the checks above but that the batch's gates then refused would lose
+    the statement; refused here, code's wording stands instead.
+    """
+    turns = [statement.turn]
+    if statement.previous is not None and _borrowed(statement, memory):
+        turns.insert(0, statement.previous)
+    verdict = check_item(memory, turns, threshold=DEFAULT_SUPPORT)
+    return [] if verdict.passed else [f"the gates would refuse it ({verdict.reason})"]
 
 
 def _ask(model: ModelClient, prompt: str, variables: dict[str, Any], defaults: GenerationDefaults,
@@ -299,7 +356,7 @@ def worded(model: ModelClient, chosen: Sequence[tuple[Statement, str]]
             rejected.append(ItemRejection("facts", statement.memory[:70],
                                           "the model found nothing lasting in it when wording it", gate=GATE))
             continue
-        why = problems(statement, memory)
+        why = problems(statement, memory) or _refused_by_gates(statement, memory)
         if why:
             if memory:
                 rejected.append(ItemRejection("facts", memory[:70], "; ".join(why) + "; code's wording kept",

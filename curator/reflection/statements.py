@@ -750,8 +750,8 @@ def _without_verdict(sentence: str) -> str:
     and without the catching up said inside it (:data:`_SINCE_LAST`)."""
     sentence = _LAUGHTER.sub(r"\1", sentence).strip() or sentence  # "... for weeks lol."
     sentence = _THOUGH.sub(r"\1", sentence)  # "I do climb twice a week though"
-    for tail in (_SO_URGENT, _SO_LIKE_THIS):
-        hurry = tail.search(sentence)
+    for after in (_SO_URGENT, _SO_LIKE_THIS):
+        hurry = after.search(sentence)
         if hurry is not None and len(sentence[:hurry.start()].split()) >= MIN_WORDS:
             sentence = sentence[:hurry.start()].rstrip(" ,;") + "."  # "I have a 2 year old so it's urgent"
     plain = _SINCE_LAST.sub("", sentence).strip()

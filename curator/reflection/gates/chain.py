@@ -27,6 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from curator.index.text import STOP_WORDS, WORD_RE, content_words, in_a_run, stem, stems, tokenize
+from curator.reflection.languages import names_the_person, without_person_labels
 from curator.reflection.narrowing import sentences
 from curator.reflection.rephrase import quoted_words
 from curator.sources.turns import IndexedTurn
@@ -270,10 +271,16 @@ def _sentence_start(text: str, start: int) -> bool:
     return not before or before[-1] in ".!?:;\n"
 
 
+def _framing(lower: str) -> bool:
+    """Whether a folded word frames a memory ("user", "said", "Die Person") rather than holding its news."""
+    return stem(lower) in FRAMING_STEMS or names_the_person(lower)
+
+
 def grounded_terms(text: str) -> tuple[list[str], set[str]]:
     """(names/numbers/dates that must all be supported, content stems to support by share)."""
     exact: list[str] = []
     content: set[str] = set()
+    text = without_person_labels(text)
     for match in WORD_RE.finditer(text):
         word = match.group(0)
         lower = word.lower().replace("’", "'")
@@ -285,11 +292,11 @@ def grounded_terms(text: str) -> tuple[list[str], set[str]]:
         # At a sentence start a capital proves nothing, so the word is held to the name standard
         # unless it is a framing word: rejecting a real word is safe, a made-up name is not.
         capital = word[0].isupper() or (len(word) > 1 and word.isupper())
-        if capital and not (_sentence_start(text, match.start()) and stem(lower) in FRAMING_STEMS):
+        if capital and not ((_sentence_start(text, match.start()) and _framing(lower)) or names_the_person(lower)):
             exact.append(word)
             continue
         s = stem(lower)
-        if s not in FRAMING_STEMS:
+        if not _framing(lower):
             content.add(s)
     return list(dict.fromkeys(exact)), content
 
@@ -404,7 +411,7 @@ def unsupported_words(text: str, turns: Sequence[IndexedTurn], names: Iterable[s
     for match in WORD_RE.finditer(text):
         word = match.group(0)
         lower = word.lower()
-        if lower in STOP_WORDS or len(lower) < 2 or stem(lower) in FRAMING_STEMS:
+        if lower in STOP_WORDS or len(lower) < 2 or _framing(lower):
             continue
         ok = _number_supported(word, words, flat) if any(c.isdigit() for c in word) else \
             (lower in words or stem(lower) in words or in_a_run(lower, (flat,)))

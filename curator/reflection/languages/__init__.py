@@ -43,6 +43,9 @@ class Table:
     # A sentence about oneself names its subject ("ich", "je"): one with no word of ``self``
     # is about something else ("Die Funktion gibt immer None zurück").
     subject_required: bool = False
+    # What a memory written in this language calls a person whose chat names no one ("Die
+    # Person"), in place of "the user": a capable model then words it in the chat's language.
+    person: str = ""
 
     def words(self, text: str) -> list[str]:
         return [w.casefold() for w in _WORD_RE.findall(text)]
@@ -165,8 +168,32 @@ def tables() -> dict[str, Table]:
                  for k in _LIST_KEYS}
         out[path.stem] = Table(path.stem, str(data.get("name", path.stem)), bool(data.get("spaced", True)),
                                bool(data.get("capital_nouns", False)), lists,
-                               bool(data.get("subject_required", False)))
+                               bool(data.get("subject_required", False)), str(data.get("person") or ""))
     return out
+
+
+@lru_cache(maxsize=1)
+def person_labels() -> frozenset[str]:
+    """The words of every table's name for an unnamed person ("die", "person", "用户"), folded:
+    they frame a memory as "the user" does, and name no one the turn must hold."""
+    return frozenset(w.casefold() for t in tables().values() for w in t.person.split())
+
+
+def names_the_person(word: str) -> bool:
+    """Whether ``word`` (folded) is a word of a table's ``person``, inflected too: Russian says
+    "сестра пользователя" of "Пользователь", Polish "kot użytkownika"."""
+    return word in person_labels() or any(len(label) >= 9 and word.startswith(label[:-2])
+                                          and len(word) <= len(label) + 3 for label in person_labels())
+
+
+def without_person_labels(text: str) -> str:
+    """``text`` without the unnamed person's label of a script written without spaces ("用户对海鲜
+    过敏" -> " 对海鲜过敏"): there it is glued to the words after it, which the checks compare."""
+    for table in tables().values():
+        if table.person and not table.spaced:
+            # with the particle or "is" that follows it ("ユーザーは毎朝" -> " 毎朝", "用户是" -> " ")
+            text = re.sub(re.escape(table.person) + r"(?:には|は|が|の|も|的|是|也)?", " ", text)
+    return text
 
 
 # A run of two or more Han characters or katakana: a noun-like key of a Chinese or Japanese

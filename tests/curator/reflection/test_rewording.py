@@ -140,14 +140,17 @@ def test_micro_reflection_words_its_facts_too(
                            {"memory": "Maya works night shifts as a nurse at St. Clair Hospital."},
                            {"memory": "Maya's neighbour Tom walks her dog Pixel on Tuesdays and Thursdays."},
                            {"memory": "The user works as a night nurse since 2019."},  # English, for German
-                           YES, NO])
+                           YES])
     micro = MicroReflector(vault, store, VaultKnowledgeIndex(store), model, Settings(), clock=clock, writer="reword")
     result = micro.run(USER, entries_from_turns(list(turns.turns.values())), trigger="session_end")
     assert result.status == "completed", result.error
-    assert [c["prompt"] for c in model.calls] == ["batch_chooser"] + ["batch_reworder"] * 3 + ["memory_check"] * 2
+    # Tom's wording ("neighbour", "dog": words the turn does not have) is refused by the gate
+    # chain before the model is asked about it.
+    assert [c["prompt"] for c in model.calls] == ["batch_chooser"] + ["batch_reworder"] * 3 + ["memory_check"]
     assert model.calls[3]["variables"] == {
-        "said": 'The user said: "Ich arbeite seit 2019 als Krankenschwester im Nachtdienst."',  # whose, by name
-        "language": "Write the note in German.", "before": ""}
+        # whose: the chat names no one, so the person is called as a German memory calls them
+        "said": 'Die Person said: "Ich arbeite seit 2019 als Krankenschwester im Nachtdienst."',
+        "language": "Write the note in German, starting with “Die Person”.", "before": ""}
     bodies = {Document.load(vault.user(USER).root / s.path).body.strip() for s in result.staged}
     assert "Maya works night shifts as a nurse at St. Clair Hospital." in bodies
     assert any(b.startswith("Tom from next door already offered") for b in bodies)  # the denied one: code's
@@ -155,6 +158,7 @@ def test_micro_reflection_words_its_facts_too(
     reasons = sorted(r.reason for r in result.rejections)
     assert [r.gate for r in result.rejections] == ["wording", "wording"]
     assert "not in the language of the chat" in reasons[0] + reasons[1]
+    assert "the gates would refuse it" in reasons[0] + reasons[1]
 
 
 def _chat(turns: FakeTurns, fact: str, fix: str) -> list[Statement]:
@@ -366,3 +370,57 @@ def test_a_statement_worded_twice_is_one_card(
     assert result.staged == [], [s.title for s in result.staged]
     bodies = [Document.load(p).body.strip() for p in (vault.user(USER).root / "Knowledge_staging").rglob("*.md")]
     assert bodies == [worded]
+
+
+def _unnamed(text: str) -> Statement:
+    from curator.sources.turns import IndexedTurn
+    turn = IndexedTurn(number=1, user_id="u", source_id="s", file="chat.jsonl", conversation="c", key="1",
+                       position=1, role="user", speaker="user", text=text, timestamp=1.0, sha256="0" * 64)
+    [found] = statements([turn], "the user")
+    return found
+
+
+def test_a_chat_that_names_no_one_is_worded_in_its_own_language() -> None:
+    """Shown 'The user said: "Ich arbeite ..."', the 1.5B copied the German first person back and
+    was refused every time; shown the language's own word for the person, it words the memory."""
+    from curator.reflection.rewording import worded
+
+    found = _unnamed("Ich arbeite als Busfahrer bei den Stadtwerken in Bremen, meistens Frühschicht.")
+    model = ScriptedModel([{"memory": "Die Person arbeitet als Busfahrer bei den Stadtwerken in Bremen, meistens "
+                                      "Frühschicht."}, YES])
+    [(kept, _category, by)], rejected = worded(model, [(found, "Facts")])
+    word, check = model.calls
+    assert word["variables"]["said"] == 'Die Person said: "Ich arbeite als Busfahrer bei den Stadtwerken in ' \
+                                        'Bremen, meistens Frühschicht."'
+    assert word["variables"]["language"] == "Write the note in German, starting with “Die Person”."
+    assert check["variables"]["said"].startswith("Die Person said: ")
+    assert (by, rejected) == ("the model", [])
+    assert kept.memory == "Die Person arbeitet als Busfahrer bei den Stadtwerken in Bremen, meistens Frühschicht."
+
+
+@pytest.mark.parametrize(("said", "memory"), [
+    ("Моя сестра Ольга тренер по плаванию.", "Сестра пользователя Ольга тренер по плаванию."),  # inflected
+    ("Mi hija Lucía tiene siete años y le encantan los delfines.",
+     "La persona tiene una hija, Lucía, que tiene siete años y le encantan los delfines."),
+    ("毎朝、柴犬のハナと散歩しています。", "ユーザーは毎朝、柴犬のハナと散歩しています。"),  # glued to its particle
+])
+def test_the_languages_word_for_the_person_passes_the_checks_and_the_gates(said: str, memory: str) -> None:
+    from curator.reflection.gates.chain import check_item
+
+    found = _unnamed(said)
+    assert problems(found, memory) == []
+    assert check_item(memory, [found.turn]).passed
+
+
+def test_a_wording_the_gates_would_refuse_keeps_codes_words() -> None:
+    """German nouns are capitalised, so the wording checks compare no names there; the gate chain
+    does, and a memory it would refuse must not cost the statement."""
+    from curator.reflection.rewording import worded
+
+    found = _unnamed("Ich arbeite als Busfahrer bei den Stadtwerken in Bremen, meistens Frühschicht.")
+    model = ScriptedModel([{"memory": "Die Person arbeitet als Busfahrer bei den Stadtwerken in Hamburg, meistens "
+                                      "Frühschicht."}])
+    [(kept, _category, by)], [rejection] = worded(model, [(found, "Facts")])
+    assert [c["prompt"] for c in model.calls] == ["batch_reworder"]  # refused before the model is asked to check
+    assert by == "code" and kept.memory == found.memory
+    assert "Hamburg" in rejection.reason and "code's wording kept" in rejection.reason
