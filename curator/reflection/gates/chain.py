@@ -27,7 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from curator.index.text import STOP_WORDS, WORD_RE, content_words, in_a_run, stem, stems, tokenize
-from curator.reflection.languages import names_the_person, without_person_labels
+from curator.reflection.languages import names_the_person, person_labels, without_person_labels
 from curator.reflection.narrowing import sentences
 from curator.reflection.rephrase import quoted_words
 from curator.sources.turns import IndexedTurn
@@ -292,7 +292,8 @@ def grounded_terms(text: str) -> tuple[list[str], set[str]]:
         # At a sentence start a capital proves nothing, so the word is held to the name standard
         # unless it is a framing word: rejecting a real word is safe, a made-up name is not.
         capital = word[0].isupper() or (len(word) > 1 and word.isupper())
-        if capital and not ((_sentence_start(text, match.start()) and _framing(lower)) or names_the_person(lower)):
+        at_start = _sentence_start(text, match.start())
+        if capital and not ((at_start and (_framing(lower) or lower in person_labels())) or names_the_person(lower)):
             exact.append(word)
             continue
         s = stem(lower)

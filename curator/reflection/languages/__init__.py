@@ -182,6 +182,8 @@ def person_labels() -> frozenset[str]:
 def names_the_person(word: str) -> bool:
     """Whether ``word`` (folded) is a word of a table's ``person``, inflected too: Russian says
     "сестра пользователя" of "Пользователь", Polish "kot użytkownika"."""
+    if len(word) < 4:
+        return False  # "die", "la", "a": articles, which open a sentence as often as they name anyone
     return word in person_labels() or any(len(label) >= 9 and word.startswith(label[:-2])
                                           and len(word) <= len(label) + 3 for label in person_labels())
 
