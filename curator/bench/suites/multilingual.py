@@ -26,6 +26,7 @@ import yaml
 from curator.bench import reflect_glue
 from curator.bench.client_shapes import WRITERS
 from curator.bench.observations import Candidate, Score, SourceMessage, made_up_words
+from curator.reflection.languages import tables
 
 USER = "default"
 WINDOW = 10
@@ -117,7 +118,12 @@ def reflect_chat(chat: Chat, runtime: Any, work: Path, writer: str = "") -> Chat
                 if i not in index_of.values() and role == turn.role and text.strip() == turn.text.strip():
                     index_of[turn.number] = i
                     break
-        messages = {str(t.number): SourceMessage(str(t.number), t.speaker if t.role != "user" else "the user",
+        # The person is "the user", and in a memory of their language what its table calls them
+        # ("Die Person", "用户"): the made-up check takes either as their name, as it takes a
+        # LoCoMo speaker's.
+        label = tables()[chat.language].person if chat.language in tables() else ""
+        person = f"the user {label}".strip()
+        messages = {str(t.number): SourceMessage(str(t.number), t.speaker if t.role != "user" else person,
                                                  t.text, t.conversation) for t in turns}
         found = [s for s in statements(turns) if not s.instruction]
         result.baseline = score_items(chat, [(s.memory, (s.turn.number,)) for s in found], index_of, messages)
