@@ -44,3 +44,12 @@ def test_support_reports_missing_words() -> None:
     assert set(result.unsupported) == {"user", "owns"}
     assert result.ratio == 0.5
     assert support("the and of", ["x"]).ratio == 0.0
+
+
+def test_the_languages_word_for_an_unnamed_person_is_not_counted_against_the_turn() -> None:
+    """A capable model words a Chinese chat that names no one as "用户…": the gates take 用户 as
+    the person, and the card must not say half of it is missing."""
+    assert support("用户对海鲜过敏，不能吃虾。", ["我对海鲜过敏，不能吃虾。"]).ratio == 1.0
+    german = support("Die Person arbeitet als Busfahrer in Bremen.", ["Ich arbeite als Busfahrer in Bremen."])
+    assert "person" not in german.unsupported
+    assert support("The user works in Bremen.", ["I work in Hamburg."]).unsupported  # still a real check
