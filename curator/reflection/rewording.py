@@ -178,7 +178,8 @@ def problems(statement: Statement, memory: str) -> list[str]:
     if theirs not in ("", "en") and language != theirs:
         found.append("not in the language of the chat")
     table = tables().get(language)
-    if is_first_person(memory) or _WE.search(memory) or (table is not None and table.count("self", memory) > 0):
+    if is_first_person(memory) or _WE.search(memory) or (
+            table is not None and (table.count("self", memory) > 0 or table.count("said_as_i", memory) > 0)):
         found.append("keeps the first person")
     if memory.rstrip().endswith(("?", "？")):
         found.append("asks")

@@ -28,7 +28,7 @@ _FOLDER = Path(__file__).parent
 _WORD_RE = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?", re.UNICODE)
 _LIST_KEYS = ("stop", "self", "listener", "request", "greeting", "thanks", "small_talk", "joining",
               "correction", "negation", "instruction", "lasting", "passing", "dates", "pointing", "moments",
-              "loose", "tail", "vital", "so")
+              "loose", "tail", "vital", "so", "said_as_i")
 
 
 @dataclass(frozen=True)

@@ -424,3 +424,16 @@ def test_a_wording_the_gates_would_refuse_keeps_codes_words() -> None:
     assert [c["prompt"] for c in model.calls] == ["batch_reworder"]  # refused before the model is asked to check
     assert by == "code" and kept.memory == found.memory
     assert "Hamburg" in rejection.reason and "code's wording kept" in rejection.reason
+
+
+@pytest.mark.parametrize(("said", "memory"), [
+    # The 1.5B left one verb as the person said it; Russian and Polish drop the "I" that shows it.
+    ("Я работаю бухгалтером в Новосибирске, сижу весь день.",
+     "Пользователь работает бухгалтером в Новосибирске, сижу весь день."),
+    ("Pracuję jako kierowca tira i często jeżdżę do Niemiec.",
+     "Użytkownik pracuje jako kierowca tira i często jeżdżę do Niemiec."),
+])
+def test_a_verb_left_in_the_first_person_is_refused(said: str, memory: str) -> None:
+    assert "keeps the first person" in problems(_unnamed(said), memory)
+    assert "keeps the first person" not in problems(_unnamed(said), memory.replace("сижу", "сидит")
+                                                    .replace("jeżdżę", "jeździ"))
