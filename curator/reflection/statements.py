@@ -1024,7 +1024,9 @@ def _without_so_tail(body: str, table: Table) -> str:
     name or number. "So I have time" is what the person concludes for this talk; the news is
     before it ("donc mes soirées sont prises par les copies" is news, and stays). The quote
     keeps it."""
-    cut = body.rfind(",")
+    # The first comma that opens one: "..., więc trochę się na tym znam, ale to mnie zaskoczyło"
+    # goes on after it with more of the same.
+    cut = next((i for i, ch in enumerate(body) if ch == "," and table.starts("so", body[i + 1:])), -1)
     if cut <= 0:
         return body
     tail, head = body[cut + 1:], body[:cut]

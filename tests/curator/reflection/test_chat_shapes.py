@@ -314,6 +314,8 @@ def test_a_chat_spelling_with_its_punctuation_is_spelled_out() -> None:
      'The user said: "Я работаю программистом из дома в Казани."'),
     ("Ich arbeite als Krankenpfleger in Bremen, deshalb habe ich wenig Zeit.",
      'The user said: "Ich arbeite als Krankenpfleger in Bremen."'),
+    ("Jestem emerytowaną nauczycielką chemii, więc trochę się na tym znam, ale to mnie zaskoczyło.",
+     'The user said: "Jestem emerytowaną nauczycielką chemii."'),
     # A "so" clause that is news (a lasting cue: shifts, home) stays.
     ("Trabajo de enfermera en Sevilla, así que entiendo de turnos.",
      'The user said: "Trabajo de enfermera en Sevilla, así que entiendo de turnos."'),
