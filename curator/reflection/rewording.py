@@ -51,6 +51,7 @@ from curator.reflection.statements import (
     ATTACHED,
     DATE_WORDS,
     DEFAULT_PERSON,
+    LAUGHTER,
     Statement,
     lasting_cues,
 )
@@ -371,6 +372,8 @@ def worded(model: ModelClient, chosen: Sequence[tuple[Statement, str]]
             rejected.append(ItemRejection("facts", memory[:70], f"{reason}; code's wording kept", gate=GATE))
             kept.append((statement, category, "code"))
             continue
+        # The 1.5B kept the laughter code leaves out of a memory ("…差点出事哈哈。").
+        memory = LAUGHTER.sub(r"\1", memory).strip() or memory
         memory = memory if memory.endswith((".", "。")) else memory + "."
         # The title stays code's: its words are the person's own, and a model's paraphrase
         # there would be a name-like capital the turn does not hold ("Continuing her ...").

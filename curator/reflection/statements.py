@@ -748,7 +748,7 @@ _SO_LIKE_THIS = re.compile(r"[,\s]+so\s+[^.!?]*?\blike\s+(?:this|that)\b[^.!?]*?
 def _without_verdict(sentence: str) -> str:
     """``sentence`` without a verdict on its own news, after it (see :data:`_VERDICT`) or before,
     and without the catching up said inside it (:data:`_SINCE_LAST`)."""
-    sentence = _LAUGHTER.sub(r"\1", sentence).strip() or sentence  # "... for weeks lol."
+    sentence = LAUGHTER.sub(r"\1", sentence).strip() or sentence  # "... for weeks lol."
     sentence = _THOUGH.sub(r"\1", sentence)  # "I do climb twice a week though"
     for after in (_SO_URGENT, _SO_LIKE_THIS):
         hurry = after.search(sentence)
@@ -949,7 +949,7 @@ def in_their_words(speaker: str, sentence: str) -> str:
 
 # Laughter after the news ("..., donc mes soirées sont prises par les copies, lol.", "...加班挺多的，
 # 哈哈。"): the memory quotes the person's words without it.
-_LAUGHTER = re.compile(r"(?:(?:[,;，、]\s*|\s+)(?:lol|lmao|mdr|ptdr|haha\w*|hihi|hehe|jaja\w*|jeje\w*|kkk+|xd|ахах\w*)"
+LAUGHTER = re.compile(r"(?:(?:[,;，、]\s*|\s+)(?:lol|lmao|mdr|ptdr|haha\w*|hihi|hehe|jaja\w*|jeje\w*|kkk+|xd|ахах\w*)"
                        r"|[,，、]?\s*(?:哈哈+|呵呵|嘿嘿|（笑）|\(笑\)|ｗｗ+))+\s*([.!?。！？]*)\s*$", re.IGNORECASE)
 
 
@@ -974,7 +974,7 @@ def _foreign_statements(turn: IndexedTurn, found: Sequence[tuple[str, Table | No
                 body = joined if len(table.words(joined) if table.spaced else joined) >= MIN_WORDS else body
             if body == before:
                 break
-        body = _LAUGHTER.sub(r"\1", body).strip() or body
+        body = LAUGHTER.sub(r"\1", body).strip() or body
         if table is not None and table.spaced:
             body = _without_so_tail(_without_passing_tail(_without_listener_tail(table.strip_tail(body), table), table),
                                     table)

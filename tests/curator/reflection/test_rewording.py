@@ -437,3 +437,12 @@ def test_a_verb_left_in_the_first_person_is_refused(said: str, memory: str) -> N
     assert "keeps the first person" in problems(_unnamed(said), memory)
     assert "keeps the first person" not in problems(_unnamed(said), memory.replace("сижу", "сидит")
                                                     .replace("jeżdżę", "jeździ"))
+
+
+def test_the_laughter_a_model_keeps_leaves_its_memory() -> None:
+    from curator.reflection.rewording import worded
+
+    found = _unnamed("对了，我对花生过敏，上次同事请吃点心差点出事哈哈。")
+    model = ScriptedModel([{"memory": "用户对花生过敏，上次同事请吃点心差点出事哈哈。"}, YES])
+    [(kept, _category, by)], _rejected = worded(model, [(found, "Facts")])
+    assert (by, kept.memory) == ("the model", "用户对花生过敏，上次同事请吃点心差点出事。")
