@@ -16,7 +16,6 @@ from typing import Literal
 
 from curator.index.text import STOP_WORDS, content_words, in_a_run, stem, stems
 from curator.index.text import WORD_RE as _WORD_RE  # the one word pattern
-from curator.reflection.languages import names_the_person, without_person_labels
 
 
 @dataclass(frozen=True)
@@ -89,6 +88,9 @@ def support(claim: str, texts: Iterable[str]) -> Support:
     unsupported: list[str] = []
     # What a memory calls a person whose chat names no one ("Die Person", "用户") is no claim of
     # the turns: the gates pass it as the person, so the card does not count it against them.
+    # Imported here: the window imports this module, and starts without the language tables.
+    from curator.reflection.languages import names_the_person, without_person_labels
+
     for word in content_words(without_person_labels(claim)):
         if names_the_person(word.casefold()):
             continue

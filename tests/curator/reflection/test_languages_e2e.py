@@ -65,7 +65,9 @@ def test_a_german_role_only_chat_gives_proposals_about_the_person(tmp_path: Path
     assert plain, f"no proposal from a German role-only chat: {texts}"
     assert all(t.startswith('Alex said: "') for t in plain), plain
     said = {line for _r, line in CHAT}
-    assert all(any(t[len('Alex said: "'):-1] in line for line in said) for t in plain), plain
+    # The person's words, only fewer: a quote may end before a tail ("…, also bitte keine Rezepte
+    # mit Nüssen." is a request to the assistant), with its own stop.
+    assert all(any(t[len('Alex said: "'):-1].rstrip(".") in line for line in said) for t in plain), plain
     for doc, text in zip(docs, texts, strict=True):
         if "ACME" in text:
             assert doc.get("flags"), f"the planted instruction was staged unflagged: {doc}"
