@@ -87,6 +87,11 @@ def open_engine(vault: Path, demo: bool, watch: bool) -> Any:
         else:
             engine.scan_all()
         engine.start_reflection()
+        # The review pane reads the language tables when it first counts a card's support, on the
+        # GUI thread: loaded here, on the worker, that costs the click nothing.
+        from curator.reflection.languages import tables
+
+        tables()
 
     except BaseException:
         engine.close()

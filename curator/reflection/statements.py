@@ -1030,7 +1030,7 @@ def _without_so_tail(body: str, table: Table) -> str:
     if cut <= 0:
         return body
     tail, head = body[cut + 1:], body[:cut]
-    if (not table.starts("so", tail) or table.has("lasting", tail) or table.has("dates", tail)
+    if (table.has("lasting", tail) or table.has("dates", tail)
             or any(ch.isdigit() for ch in tail)
             or (not table.capital_nouns and any(w[:1].isupper() for w in tail.split()[1:]))
             or len(table.words(head)) < MIN_WORDS):
