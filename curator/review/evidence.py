@@ -78,26 +78,52 @@ def highlights(claim: str, text: str, quote: str = "") -> list[Highlight]:
 
 
 def support(claim: str, texts: Iterable[str]) -> Support:
-    """Which content words of ``claim`` occur (by stem) in any of ``texts``."""
+    """Which content words of ``claim`` occur (by stem) in any of ``texts``.
+
+    A memory in another language than English is held to its own language's grammar: its
+    function words and the retelling's "sein", "su", "его" are not claims, and a verb retold in the third person
+    ("arbeitet", "vive") is the turn's first-person one ("arbeite", "vivo") with another ending.
+    """
     texts = list(texts)
     available: set[str] = set()
     for text in texts:
         available |= claim_stems(text)
+    # Imported here: the window imports this module, and starts without the language tables.
+    from curator.reflection.languages import names_the_person, table_for, without_person_labels
+
+    table = table_for(claim)
+    grammar: frozenset[str] = frozenset()
+    if table is not None:
+        grammar = frozenset((*table.lists["stop"], *table.lists["their"], *table.person.casefold().split()))
+    turn_words = _turn_words(texts) if table is not None and table.spaced else frozenset()
     seen: set[str] = set()
     supported: list[str] = []
     unsupported: list[str] = []
     # What a memory calls a person whose chat names no one ("Die Person", "用户") is no claim of
     # the turns: the gates pass it as the person, so the card does not count it against them.
-    # Imported here: the window imports this module, and starts without the language tables.
-    from curator.reflection.languages import names_the_person, without_person_labels
-
     for word in content_words(without_person_labels(claim)):
-        if names_the_person(word.casefold()):
+        folded = word.casefold()
+        if names_the_person(folded) or folded in grammar:
             continue
         s = stem(word)
         if s in seen:
             continue
         seen.add(s)
-        (supported if s in available or in_a_run(word, texts) else unsupported).append(word)
+        found = s in available or in_a_run(word, texts) or _inflected(folded, turn_words)
+        (supported if found else unsupported).append(word)
     total = len(supported) + len(unsupported)
     return Support(len(supported) / total if total else 0.0, tuple(supported), tuple(unsupported))
+
+
+def _turn_words(texts: Iterable[str]) -> frozenset[str]:
+    return frozenset(m.group(0).casefold() for text in texts for m in _WORD_RE.finditer(text))
+
+
+def _inflected(word: str, turn_words: frozenset[str]) -> bool:
+    """Whether a word of the turns is ``word`` with another ending: it shares all of it but
+    the last two letters, and at least three ("arbeitet"/"arbeite", "vive"/"vivo",
+    "travaille"/"travaillent")."""
+    if len(word) < 4:
+        return False
+    root = word[:max(3, len(word) - 2)]
+    return any(w.startswith(root) and abs(len(w) - len(word)) <= 2 for w in turn_words)

@@ -31,7 +31,7 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _WORD_RE = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?", re.UNICODE)
 _LIST_KEYS = ("stop", "self", "listener", "request", "greeting", "thanks", "small_talk", "joining",
               "correction", "negation", "instruction", "lasting", "passing", "dates", "pointing", "moments",
-              "loose", "tail", "vital", "so", "said_as_i")
+              "loose", "tail", "vital", "so", "said_as_i", "their")
 
 
 @dataclass(frozen=True)
