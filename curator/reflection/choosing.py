@@ -172,11 +172,12 @@ def folded_corrections(found: Sequence[Statement], existing: Sequence[KnowledgeD
         title = fix.title
         said = ""
         if is_quotation(fact.memory):
-            # The person is shown their own words: the correction's, as code quotes them ("Mi hermana
-            # vive en Santander, no en Bilbao."), titled by them; the first sentence with a value
-            # swapped in, which they never said, is only what a model wording it reads (its title
-            # read "Mi hermana vive en Santander y dice que ...").
-            said = fix.memory
+            # The person is shown their own words: the first sentence and the correction, as code
+            # quotes them, titled by the correction; the first sentence with a value swapped in,
+            # which they never said, is only what a model wording it reads (its title read "Mi
+            # hermana vive en Santander y dice que ..."). The correction alone lost the rest of
+            # what it corrects: "No es Zaragoza, es Huesca." said nothing of working nights as a nurse.
+            said = f"{fact.memory} {fix.memory}" if is_quotation(fix.memory) else fix.memory
         elif memory != fix.memory.strip():  # one value swapped: the fact's own title, swapped too
             swapped = corrected_text(fact.title, fix.memory)
             title = fact.title if swapped == fix.memory.strip() else swapped

@@ -7,8 +7,8 @@ they were said, the first and last day they mean), the review card says what the
 an approved memory of a moment that has not passed yet comes back as "Still true?" the day
 after it ends, instead of after the usual 90 days.
 
-English phrases are written here; other languages list theirs in their table
-(``moments``: ``"nächste woche = next week"``), each naming one of :data:`PERIODS`.
+English phrases are written here, weekdays among them; other languages list theirs in their
+table (``moments``: ``"nächste woche = next week"``), each naming one of :data:`PERIODS`.
 """
 
 from __future__ import annotations
@@ -19,14 +19,24 @@ from datetime import date, datetime, time, timedelta
 
 from curator.reflection.languages import tables
 
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 # The relative times a memory is dated by; :func:`span_of` says which days each means (weeks
-# start on Monday).
+# start on Monday). A weekday named alone is the next one ("monday i have a dentist appt"), or
+# the last one where the sentence tells of the past ("On Monday the user went to the dentist").
 PERIODS = ("today", "tonight", "tomorrow", "yesterday", "this week", "next week", "last week",
-           "this weekend", "next weekend", "last weekend", "this month", "next month", "last month")
-_PAST = frozenset({"yesterday", "last week", "last weekend", "last month"})
+           "this weekend", "next weekend", "last weekend", "this month", "next month", "last month",
+           *WEEKDAYS, *(f"last {day}" for day in WEEKDAYS))
+_PAST = frozenset({"yesterday", "last week", "last weekend", "last month", *(f"last {day}" for day in WEEKDAYS)})
 
 _ENGLISH = re.compile(
     r"\b(today|tonight|tomorrow|yesterday|(?:this|next|last) (?:week(?:end)?|month))\b", re.IGNORECASE)
+# "every Monday", "on Mondays" are routines, never one day.
+_WEEKDAY = re.compile(rf"(?<!every )(?<!each )\b(?:(this|next|last) )?({'|'.join(WEEKDAYS)})\b(?!s\b|'s\b)",
+                      re.IGNORECASE)
+# A sentence telling of the past: an irregular past tense, or a regular one after its subject.
+_TOLD_OF_PAST = re.compile(r"\b(?:went|was|were|had|did|got|saw|met|made|took|came|left|ate|bought|gave|told|"
+                           r"felt|ran|spent|found|lost|won)\b|\b(?:I|we|they|he|she|user)\s+(?:\w+ly\s+)?\w+ed\b",
+                           re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -80,6 +90,11 @@ def _find(text: str) -> tuple[str, str] | None:
     best: tuple[int, str, str] | None = None
     if match is not None:
         best = (match.start(), match.group(0), " ".join(match.group(1).lower().split()))
+    day = _WEEKDAY.search(text)
+    if day is not None and (best is None or day.start() < best[0]):
+        said_which = (day.group(1) or "").lower()  # "next Tuesday" is ahead whatever the tense
+        told = said_which == "last" or (not said_which and _TOLD_OF_PAST.search(text) is not None)
+        best = (day.start(), day.group(0), ("last " if told else "") + day.group(2).lower())
     folded = text.casefold()
     for table in tables().values():
         for entry in table.lists.get("moments", ()):
@@ -106,6 +121,14 @@ def span_of(period: str, said_on: date) -> tuple[date, date]:
         return said_on, said_on
     if period in ("tomorrow", "yesterday"):
         day = said_on + timedelta(days=1 if period == "tomorrow" else -1)
+        return day, day
+    weekday = period.split()[-1]
+    if weekday in WEEKDAYS:
+        ahead = (WEEKDAYS.index(weekday) - said_on.weekday()) % 7
+        # The next one, today included; the last one, today left out ("on Monday I went", said
+        # on a Monday, is a week ago: today it would say "today").
+        day = said_on + timedelta(days=ahead) if not period.startswith("last ") else \
+            said_on - timedelta(days=(7 - ahead) % 7 or 7)
         return day, day
     shift = {"this": 0, "next": 1, "last": -1}[period.split()[0]]
     unit = period.split()[1]

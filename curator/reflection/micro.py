@@ -375,6 +375,10 @@ class MicroReflector:
         item.fields.update({"subject": fact.subject, "subject_name": fact.subject_name, "subject_id": grounded,
                             "fact_type": fact.type, "evidence": fact.evidence,
                             "model_confidence": round(fact.confidence, 2), "trigger": reading.trigger})
+        if fact.earlier:
+            # The fact it corrects in the same chat: a batch that finds that sentence later must
+            # see the card already holds it (see pipeline.same_words).
+            item.fields["earlier_evidence"] = fact.earlier
         rejection = reading.gates.rejected_before(item) or self._route(reading, fact, item)
         if rejection is not None:
             return rejection

@@ -40,7 +40,9 @@ MAX_QUOTES_PER_TURN = 6
 # script: "¿", "Я", "Ö" start sentences too), or at 。！？ with or without space.
 # A CJK stop needs no space after it; the quote mark that closes a quotation around it ('said:
 # "我2020年入行的。"') is part of its sentence.
-_SENTENCE_END_RE = re.compile(r"[.!?…]+[\"'”’»)]*\s+|[。！？]+[」』”’)）\"'»]*\s*")
+# A smiley after a space ends a sentence as a full stop does ("Teşekkürler :) Ayrıca ..."): the
+# thanks before it and the news after it are two sentences.
+_SENTENCE_END_RE = re.compile(r"[.!?…]+[\"'”’»)]*\s+|[。！？]+[」』”’)）\"'»]*\s*|(?<=\s)[:;]-?[)(DP]\s+")
 
 
 _ABBREVIATION_RE = re.compile(r"(?:^|\s)(?:St|Dr|Mr|Mrs|Ms|Mt|Jr|Sr|Prof|vs|etc|e\.g|i\.e|[A-Z])\.$")

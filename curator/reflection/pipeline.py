@@ -151,13 +151,17 @@ def same_words(docs: Iterable[Document], draft: StagedDraft) -> Document | None:
 
     A statement a capable model words differently each time it is asked ("Gina did a
     contemporary piece called 'Finding Freedom' ..." in a batch, code's wording at the
-    session's end) is still one statement: two cards for it would ask the person twice.
+    session's end) is still one statement: two cards for it would ask the person twice. So is
+    a fact the same chat corrected: the card of the correction rests on its words too
+    (``earlier_evidence``), and a second card would ask the person to approve what the chat
+    itself took back ("... en un hospital de Zaragoza" beside "No es Zaragoza, es Huesca").
     """
     quote = normalise(str(draft.fields.get("evidence") or ""))
     if draft.kind != "fact" or not quote or not draft.source_turns:
         return None
     for doc in docs:
-        if doc.kind == "fact" and quote in normalise(str(doc.get("evidence") or "")) \
+        held = (normalise(str(doc.get("evidence") or "")), normalise(str(doc.get("earlier_evidence") or "")))
+        if doc.kind == "fact" and any(quote in words for words in held if words) \
                 and set(draft.source_turns) <= set(doc.source_turns):
             return doc
     return None
@@ -169,8 +173,9 @@ def stage_all(staging: StagingArea, user_id: str, drafts: list[StagedDraft], bat
     existing, _problems = staging.scan(user_id)
     for draft in drafts:
         match = staging.find_recurring(existing, draft.kind, draft.text, batch_id)
-        if batch_id is None:
-            # A micro-reflection repeating a staged item: the person has it already once.
+        if batch_id is None or match is None:
+            # A micro-reflection repeating a staged item, or a batch finding again the words of
+            # the same turns (no new sighting): the person has it already once.
             repeated = match[0] if match is not None else same_words(existing, draft)
             if repeated is not None:
                 outcome.recurring.append(repeated)

@@ -962,6 +962,7 @@ def _foreign_statements(turn: IndexedTurn, found: Sequence[tuple[str, Table | No
         if instruction_reasons(sentence):
             out.append(Statement(turn, sentence, sentence, _plain_title(sentence), -1.0, instruction=True))
             continue
+        sentence = _before_the_question(sentence, table)
         rank = _foreign_rank(sentence, table)
         if rank <= 0:
             continue
@@ -982,6 +983,24 @@ def _foreign_statements(turn: IndexedTurn, found: Sequence[tuple[str, Table | No
         out.append(Statement(turn, sentence, in_their_words(speaker, body), _plain_title(body), rank,
                              person=speaker))
     return out
+
+
+def _before_the_question(sentence: str, table: Table | None) -> str:
+    """The part of a question before the clause that asks, when that part tells something an
+    assistant must never forget ("Ha bir de, laktoz intoleransım var, sınıfta pasta partisi
+    yapacağız, tarif önerir misin?" -> "Ha bir de, laktoz intoleransım var"): the shortest run of
+    whole clauses, up to a comma, that holds every vital word. Any other question is the
+    person asking, and stays a question."""
+    if table is None or not table.spaced or not sentence.rstrip().endswith(("?", "？")):
+        return sentence
+    vital = table.count("vital", sentence)
+    if not vital:
+        return sentence
+    for cut in (i for i, ch in enumerate(sentence) if ch == ","):
+        head = sentence[:cut]
+        if table.count("vital", head) == vital:
+            return head.rstrip(" ,;") + "." if len(table.words(head)) >= MIN_WORDS else sentence
+    return sentence
 
 
 def _without_listener_tail(body: str, table: Table) -> str:
@@ -1010,7 +1029,10 @@ def _without_passing_tail(body: str, table: Table) -> str:
         return body
     tail, head = body[cut + 1:], body[:cut]
     words = table.words(tail)
-    if (not words or words[0] not in table.lists.get("joining", ()) or not table.has("passing", tail)
+    # "..., y hoy ha sido un día larguísimo", or opened by the word of the moment itself:
+    # "..., belki soruları müzikle ilgili yapabiliriz" ("maybe we could ...").
+    opens = bool(words) and (words[0] in table.lists.get("joining", ()) or table.starts("passing", tail))
+    if (not opens or not table.has("passing", tail)
             or table.has("lasting", tail) or any(ch.isdigit() for ch in tail)
             or len(table.words(head)) < MIN_WORDS):
         return body
@@ -1049,11 +1071,15 @@ def _foreign_rank(sentence: str, table: Table | None) -> float:
         return 0.5 if long_enough else 0.0
     if table.starts("thanks", sentence):
         return 0.0
-    body = table.strip_openers(sentence)
+    # "それと私は…" ("and I …"): the "and" is no pointing back, whatever its first letters.
+    body = table.strip_joining(table.strip_openers(sentence))
     if table.spaced:
         body = _without_passing_tail(body, table)  # judged by its news, not by "and today I'm tired"
     size = len(table.words(body)) if table.spaced else sum(ch.isalnum() for ch in body)
-    if size < (MIN_WORDS if table.spaced else MIN_UNSPACED_CHARS):
+    # What an assistant must never forget is often said in two or three words ("Soy celíaca.",
+    # "Ich bin Veganerin.", "Laktoz intoleransım var."): short, and still the whole fact.
+    enough = MIN_WORDS if table.spaced else MIN_UNSPACED_CHARS
+    if size < enough and not (table.spaced and size >= 2 and table.has("vital", body)):
         return 0.0
     if table.starts("request", body) or table.starts("pointing", body):
         return 0.0  # asks the assistant, or points back to a sentence before it

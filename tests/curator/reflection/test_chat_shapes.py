@@ -338,3 +338,54 @@ def test_need_agrees_and_mine_is_theirs() -> None:
     # Before: "The user need a new laptop for work, their is dying."
     assert memories("I need a new laptop for work, mine is dying.") == \
         ["The user needs a new laptop for work, theirs is dying."]
+
+
+@pytest.mark.parametrize(("said", "memory"), [
+    # What an assistant must never forget, said in two or three words, was too short to keep.
+    ("Soy celíaca.", 'The user said: "Soy celíaca."'),
+    ("Ich bin Veganerin.", 'The user said: "Ich bin Veganerin."'),
+    ("Ik ben vegetariër.", 'The user said: "Ik ben vegetariër."'),
+])
+def test_a_short_vital_fact_is_kept(said: str, memory: str) -> None:
+    assert memories(said) == [memory]
+    assert memories("Ich bin müde.") == []  # short, and of the moment: still nothing
+
+
+def test_a_vital_fact_before_a_question_is_kept_without_the_question() -> None:
+    # Before: the whole sentence ended in "?", and the allergy was dropped with the question.
+    assert memories("Bir de, fıstık alerjim var, yarın doğum günü partisi var, pasta tarifi verir misin?") == \
+        ['The user said: "Fıstık alerjim var."']
+    assert memories("Tengo una hija de ocho años, ¿qué libro le regalo?") == []  # no vital word: a question
+
+
+@pytest.mark.parametrize(("said", "memory"), [
+    # Openers that carry no news: "es que", "y otra cosa", "uy", "bu arada", "ちなみに".
+    ("Pues mira, es que desde hace dos años soy vegetariana y me cuesta encontrar recetas.",
+     'The user said: "Desde hace dos años soy vegetariana y me cuesta encontrar recetas."'),
+    ("Ah y otra cosa, mi hermano es alérgico al marisco.", 'The user said: "Mi hermano es alérgico al marisco."'),
+    ("Uy espera, me equivoqué antes: no vivo en Lugo, vivo en Ourense.",
+     'The user said: "No vivo en Lugo, vivo en Ourense."'),
+    ("Bu arada ben yirmi yıldır hemşire olarak çalışıyorum.",
+     'The user said: "Ben yirmi yıldır hemşire olarak çalışıyorum."'),
+    ("ちなみに仕事は看護師で、毎晩夜勤があります。", 'The user said: "仕事は看護師で、毎晩夜勤があります。"'),
+    # "それと" ("and also") opens the sentence; it does not point back.
+    ("あ、それと私は猫アレルギーなので、猫カフェは行けません。",
+     'The user said: "私は猫アレルギーなので、猫カフェは行けません。"'),
+])
+def test_openers_without_news_leave_the_quote(said: str, memory: str) -> None:
+    assert memories(said) == [memory]
+
+
+def test_a_smiley_ends_the_thanks_before_the_news() -> None:
+    assert sentences("Teşekkürler :) Hafta sonları bir korosunda şarkı söylüyorum.") == \
+        ["Teşekkürler :)", "Hafta sonları bir korosunda şarkı söylüyorum."]
+    assert sentences("at 10:30 we met") == ["at 10:30 we met"]
+
+
+def test_a_tail_opened_by_a_word_of_the_moment_leaves_the_memory() -> None:
+    assert memories("Hafta sonları bir korosunda şarkı söylüyorum, belki bunu da kullanabiliriz.") == \
+        ['The user said: "Hafta sonları bir korosunda şarkı söylüyorum."']
+
+
+def test_a_request_to_send_something_is_no_memory() -> None:
+    assert memories("Me manda um roteiro de 5 dias para o Porto então, por favor") == []

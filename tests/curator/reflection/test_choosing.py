@@ -166,6 +166,37 @@ def test_a_correction_of_a_fact_still_waiting_is_approved_as_one_memory(tmp_path
         engine.close()
 
 
+def test_a_batch_after_the_session_end_does_not_stage_the_fact_its_chat_corrected(
+        vault: VaultPaths, store: DocumentStore, turns: FakeTurns, clock: ManualClock) -> None:
+    """Read on a Spanish chat that names no one: the session-end reflection folded "No es
+    Zaragoza, es Huesca" into the fact it corrects, then the batch over the same turns staged
+    "... en un hospital de Zaragoza" again, a second card asking to approve what the chat took back."""
+    turns.add(1, "Trabajo de enfermera en el turno de noche en un hospital de Zaragoza.", speaker="user")
+    turns.add(2, "¡Qué interesante!", role="assistant", speaker="Assistant")
+    turns.add(3, "Tengo dos gatos que se llaman Luna y Sol.", speaker="user")
+    turns.add(4, "¡Qué bonitos!", role="assistant", speaker="Assistant")
+    turns.add(5, "Uy espera, me equivoqué antes: no es Zaragoza, es Huesca, me mudé el año pasado.", speaker="user")
+    micro = MicroReflector(vault, store, VaultKnowledgeIndex(store), ScriptedModel([{"keep": [
+        {"number": 1, "category": "Facts"}]}]), Settings(), clock=clock, writer="choose")
+    first = micro.run(USER, entries_from_turns(list(turns.turns.values())), trigger="session_end")
+    assert first.status == "completed", first.error
+    [folded] = first.staged
+    # The person's two sentences: the correction alone ("No es Zaragoza, es Huesca") lost the nurse.
+    assert Document.load(vault.user(USER).root / folded.path).body.strip() == (
+        'The user said: "Trabajo de enfermera en el turno de noche en un hospital de Zaragoza." '
+        'The user said: "No es Zaragoza, es Huesca, me mudé el año pasado."')
+    # The batch offers the nurse's sentence and the cats; the model keeps both.
+    batch = BatchReflector(vault, store, turns, VaultKnowledgeIndex(store), ScriptedModel([{"keep": [
+        {"number": 1, "category": "Facts"}, {"number": 2, "category": "Facts"}]}]), Settings(), clock=clock,
+        sleep=lambda _s: None, writer="choose")
+    second = batch.run(USER, 0)
+    assert second.status == "completed", second.error
+    bodies = [Document.load(vault.user(USER).root / s.path).body for s in second.staged]
+    assert len(bodies) == 1 and "gatos" in bodies[0], bodies  # another sentence of the chat is still new
+    staged = [Document.load(p).body for p in store.iter_paths(USER, "staging")]
+    assert sum("Zaragoza" in b for b in staged) == 1, staged
+
+
 def test_a_small_models_summary_is_the_persons_statements_it_chose(
         vault: VaultPaths, store: DocumentStore, turns: FakeTurns, clock: ManualClock) -> None:
     chat(turns)

@@ -37,6 +37,28 @@ def test_a_relative_time_means_the_days_of_when_it_was_said(text: str, first: da
     assert moment.said_on == date(2026, 11, 27)
 
 
+@pytest.mark.parametrize(("text", "day"), [
+    # A week's plan names bare weekdays: each is the next such day (it was left undated).
+    ("Monday the user has a dentist appt at 9, tuesday is their sister's birthday dinner.", date(2026, 11, 30)),
+    ("Next Tuesday the user flies to Rome.", date(2026, 12, 1)),
+    ("The user has a job interview on Friday.", date(2026, 11, 27)),  # said on a Friday: today
+    # Told of the past, it is the last such day.
+    ("On Monday the user went to the dentist and had a filling.", date(2026, 11, 23)),
+    ("The user finally finished the report on Tuesday.", date(2026, 11, 24)),
+    ("Last Friday the user quit their job.", date(2026, 11, 20)),
+])
+def test_a_weekday_named_alone_is_one_day(text: str, day: date) -> None:
+    moment = moment_of(text, FRIDAY)
+    assert moment is not None and moment.first == moment.last == day, moment
+    assert moment.passed == (day < date(2026, 11, 27))
+
+
+@pytest.mark.parametrize("text", ["The user swims every Monday at the local pool.", "The user swims on Mondays.",
+                                  "Friday's meeting is always long."])
+def test_a_weekday_of_a_routine_is_not_dated(text: str) -> None:
+    assert moment_of(text, FRIDAY) is None
+
+
 def test_a_month_after_december_is_january() -> None:
     moment = moment_of("Maya starts a new job next month.", datetime(2026, 12, 14, 9, 0).timestamp())
     assert moment is not None and (moment.first, moment.last) == (date(2027, 1, 1), date(2027, 1, 31))

@@ -15,6 +15,7 @@ from curator.reflection.choosing import new_fact, select
 from curator.reflection.knowledge import VaultKnowledgeIndex
 from curator.reflection.languages import detect
 from curator.reflection.micro import MicroReflector, entries_from_turns
+from curator.reflection.rephrase import quoted_words
 from curator.reflection.rewording import problems
 from curator.reflection.statements import Statement, statements
 from curator.vault.documents import Document
@@ -196,11 +197,13 @@ def test_a_fact_corrected_in_the_same_chat_is_one_memory_in_any_language(turns: 
         assert item.source_turns == [1, 3] and [t for t, _q in item.evidence] == [1, 3]
         # What a model wording it reads holds the new day; what the person is shown is words
         # they said: the fact's sentence with the day swapped in would be a quote never said.
-        # Their correction as code quotes it: its opener ("Anzi,", "Perdona,") left out, and the title is
-        # made of those words, not of the swapped sentence.
+        # Their first sentence, then their correction, as code quotes them: the correction's opener
+        # ("Anzi,", "Perdona,") left out, and the title is made of its words, not of the swapped
+        # sentence. The correction alone would lose what else the first sentence said.
         if memory.startswith('Alex said: "') and fact[0] not in "毎我":
-            said = item.content.removeprefix('Alex said: "').removesuffix('"')
-            assert item.content.startswith('Alex said: "') and said.casefold() in fix.casefold(), item.content
+            first, said = quoted_words(item.content) or ["", ""]
+            assert first.casefold().rstrip(".") in fact.casefold(), item.content
+            assert said.casefold() in fix.casefold(), item.content
             assert not said.startswith(("Anzi", "Perdona", "Точнее")), said
             assert folded.title.casefold().rstrip("…") in fix.casefold(), folded.title
 
