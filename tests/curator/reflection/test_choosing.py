@@ -195,6 +195,10 @@ def test_a_batch_after_the_session_end_does_not_stage_the_fact_its_chat_correcte
     assert len(bodies) == 1 and "gatos" in bodies[0], bodies  # another sentence of the chat is still new
     staged = [Document.load(p).body for p in store.iter_paths(USER, "staging")]
     assert sum("Zaragoza" in b for b in staged) == 1, staged
+    # Read twice in the same turns is not said twice: the card reads "seen in 2 batches" only
+    # when the person says it again.
+    card = Document.load(vault.user(USER).root / folded.path)
+    assert card.get("promotion_count") in (None, 1) and not card.get("seen_in_batches"), card.meta
 
 
 def test_a_small_models_summary_is_the_persons_statements_it_chose(
