@@ -124,7 +124,8 @@ _SPECIFIES = re.compile(r"\b(?:want|need|['’]d like)\s+(?:it|this|that|these|t
 # Words that mark lasting facts about a life; each found adds to a statement's rank.
 _LASTING_WORDS = """
     work works job nurse doctor teacher engineer student shift shifts office company career retired
-    accountant lawyer developer programmer designer architect chef firm
+    accountant lawyer developer programmer designer architect chef firm freelance freelancer illustrator
+    illustration barista waiter waitress cashier mechanic electrician plumber pharmacist photographer
     live lives living moved move house flat apartment home city country born grew
     wife husband partner married sister brother mother mom mum father dad parents son daughter kids
     children family friend neighbour neighbor boyfriend girlfriend grandma grandpa cousin aunt uncle
@@ -630,6 +631,7 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
 
 
 _OPENERS = re.compile(r"^(?:(?:also|and|but|so|actually|oh|well|anyway|wait(?=\s*,|\s+actually\b|\s+no\b)|by the way|"
+                      r"tbh|ngl|imo|lowkey|honestly|"
                       r"one important thing|"
                       r"in the meantime|meanwhile|btw|fyi|"
                       r"on (?:a|another|an|the) (?:different|other|side|unrelated) note|"
@@ -745,10 +747,15 @@ _SO_URGENT = re.compile(r"[,\s]+so\s+(?:it['’]s|that['’]s|this\s+is)\s+(?:re
 _SO_LIKE_THIS = re.compile(r"[,\s]+so\s+[^.!?]*?\blike\s+(?:this|that)\b[^.!?]*?[.!]*\s*$", re.IGNORECASE)
 
 
+# Laughter before a comma, inside the sentence: the quote keeps it, the memory does not.
+_MID_LAUGHTER = re.compile(r"\s+(?:lol|lmao|haha\w*)(?=\s*,)", re.IGNORECASE)
+
+
 def _without_verdict(sentence: str) -> str:
     """``sentence`` without a verdict on its own news, after it (see :data:`_VERDICT`) or before,
     and without the catching up said inside it (:data:`_SINCE_LAST`)."""
     sentence = LAUGHTER.sub(r"\1", sentence).strip() or sentence  # "... for weeks lol."
+    sentence = _MID_LAUGHTER.sub("", sentence)  # "my cat would hate it lol, my mom is allergic to cats"
     sentence = _THOUGH.sub(r"\1", sentence)  # "I do climb twice a week though"
     for after in (_SO_URGENT, _SO_LIKE_THIS):
         hurry = after.search(sentence)
@@ -949,7 +956,8 @@ def in_their_words(speaker: str, sentence: str) -> str:
 
 # Laughter after the news ("..., donc mes soirées sont prises par les copies, lol.", "...加班挺多的，
 # 哈哈。"): the memory quotes the person's words without it.
-LAUGHTER = re.compile(r"(?:(?:[,;，、]\s*|\s+)(?:lol|lmao|mdr|ptdr|haha\w*|hihi|hehe|jaja\w*|jeje\w*|kkk+|xd|ахах\w*)"
+LAUGHTER = re.compile(r"(?:(?:[,;，、]\s*|\s+)(?:lol|lmao|mdr|ptdr|haha\w*|hihi|hehe|jaja\w*|jeje\w*|kkk+|xd|ахах\w*|"
+                       r"[ㅋㅎ]{2,}|ㅠ{2,})"
                        r"|[,，、]?\s*(?:哈哈+|呵呵|嘿嘿|（笑）|\(笑\)|ｗｗ+))+\s*([.!?。！？]*)\s*$", re.IGNORECASE)
 
 
@@ -1081,10 +1089,11 @@ def _foreign_rank(sentence: str, table: Table | None) -> float:
     enough = MIN_WORDS if table.spaced else MIN_UNSPACED_CHARS
     if size < enough and not (table.spaced and size >= 2 and table.has("vital", body)):
         return 0.0
-    if table.starts("request", body) or table.starts("pointing", body):
+    # "Ça fait 8 ans que je suis comptable": a pointing word that opens a lasting phrase points at nothing.
+    if table.starts("request", body) or (table.starts("pointing", body) and not table.starts("lasting", body)):
         return 0.0  # asks the assistant, or points back to a sentence before it
-    if not table.spaced and _ends_with_request(body, table):
-        return 0.0  # Japanese asks at the end ("…手伝ってください。")
+    if (not table.spaced or table.asks_at_end) and _ends_with_request(body, table):
+        return 0.0  # Japanese and Korean ask at the end ("…手伝ってください。", "…조언 좀 해주세요.")
     own, listener = table.count("self", body), table.count("listener", body)
     if listener > own:
         return 0.0  # said to the assistant or about it, not about the speaker's life

@@ -49,6 +49,9 @@ class Table:
     # What a memory written in this language calls a person whose chat names no one ("Die
     # Person"), in place of "the user": a capable model then words it in the chat's language.
     person: str = ""
+    # Requests come at the end of the sentence ("조언 좀 해주세요."), as in Japanese, though the
+    # words are spaced: the request list is matched there as well as at the start.
+    asks_at_end: bool = False
 
     def words(self, text: str) -> list[str]:
         return [w.casefold() for w in _WORD_RE.findall(text)]
@@ -171,7 +174,8 @@ def tables() -> dict[str, Table]:
                  for k in _LIST_KEYS}
         out[path.stem] = Table(path.stem, str(data.get("name", path.stem)), bool(data.get("spaced", True)),
                                bool(data.get("capital_nouns", False)), lists,
-                               bool(data.get("subject_required", False)), str(data.get("person") or ""))
+                               bool(data.get("subject_required", False)), str(data.get("person") or ""),
+                               bool(data.get("asks_at_end", False)))
     return out
 
 
@@ -249,7 +253,7 @@ _ENGLISH_STOP = frozenset([
 def detect(text: str) -> str:
     """The language of ``text``: a table's code, ``"en"``, or ``""`` when none fits.
 
-    Script first (kana: Japanese; Han alone: Chinese; Cyrillic: Russian), then, for Latin
+    Script first (kana: Japanese; Han alone: Chinese; Cyrillic: Russian; Hangul: Korean), then, for Latin
     text, the table whose stop words occur most (English's own short list included).
     """
     script = _script(text)
@@ -259,6 +263,8 @@ def detect(text: str) -> str:
         return "zh" if "zh" in tables() else ""
     if script == "cyrillic":
         return "ru" if "ru" in tables() else ""
+    if script == "hangul":
+        return "ko" if "ko" in tables() else ""
     if script != "latin":
         return ""
     words = [w.casefold() for w in _WORD_RE.findall(text)]

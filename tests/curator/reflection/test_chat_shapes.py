@@ -389,3 +389,35 @@ def test_a_tail_opened_by_a_word_of_the_moment_leaves_the_memory() -> None:
 
 def test_a_request_to_send_something_is_no_memory() -> None:
     assert memories("Me manda um roteiro de 5 dias para o Porto então, por favor") == []
+
+
+def test_a_korean_chat_has_its_own_table() -> None:
+    """Korean had no table: every long sentence was offered alike, a request and a tired evening
+    as much as a job or a bad back."""
+    from curator.reflection.languages import detect
+
+    assert detect("저는 부산에서 간호사로 일하고 있어요.") == "ko"
+    assert memories("다음 달에 제주도 여행을 가려고 하는데 일정 좀 짜 주세요.") == []  # asks, at the end
+    assert memories("오늘은 회사에서 너무 피곤해서 그냥 일찍 쉴게요 ㅋㅋ") == []  # of the moment
+    assert memories("저는 부산에서 일하고 있어요. 제가 당뇨가 있어서 단 건 못 먹어요.") == [
+        'The user said: "제가 당뇨가 있어서 단 건 못 먹어요."', 'The user said: "저는 부산에서 일하고 있어요."']
+    assert memories("아 참, 저는 고양이 두 마리를 키워요 ㅋㅋ") == ['The user said: "저는 고양이 두 마리를 키워요"']
+
+
+@pytest.mark.parametrize(("said", "memory"), [
+    ("我是湖南人，现在在上海读研究生。", 'The user said: "我是湖南人，现在在上海读研究生。"'),
+    ("不过我是回族，不吃猪肉。", 'The user said: "我是回族，不吃猪肉。"'),
+    # "Ça fait ... que" is a duration, not a pointing "ça".
+    ("Ça fait 12 ans que je suis infirmière à Nantes.",
+     'The user said: "Ça fait 12 ans que je suis infirmière à Nantes."'),
+    ("Wir sind letztes Jahr nach Leipzig gezogen.", 'The user said: "Wir sind letztes Jahr nach Leipzig gezogen."'),
+    ("Ich bin Softwareentwickler bei einer Bank in Köln.",
+     'The user said: "Ich bin Softwareentwickler bei einer Bank in Köln."'),
+    ("i also do freelance illustration on the side", "The user also does freelance illustration on the side."),
+    # Chatter: "tbh" before the news, laughter before a comma.
+    ("tbh im thinking about moving to denver next year", "The user is thinking about moving to denver next year."),
+    ("my dog would love it lol, my partner is allergic to dogs",
+     "The user's dog would love it, their partner is allergic to dogs."),
+])
+def test_lasting_news_the_cue_lists_missed(said: str, memory: str) -> None:
+    assert memories(said) == [memory]
