@@ -1037,11 +1037,11 @@ def _without_passing_tail(body: str, table: Table) -> str:
         return body
     tail, head = body[cut + 1:], body[:cut]
     words = table.words(tail)
-    # "..., y hoy ha sido un día larguísimo", or opened by the word of the moment itself:
-    # "..., belki soruları müzikle ilgili yapabiliriz" ("maybe we could ...").
-    opens = bool(words) and (words[0] in table.lists.get("joining", ()) or table.starts("passing", tail))
-    if (not opens or not table.has("passing", tail)
+    # "..., y hoy ha sido un día larguísimo", "..., belki soruları müzikle ilgili yapabiliriz"
+    # ("maybe we could ..."), "..., die hilft mir vielleicht" ("she may help me").
+    if (not words or not table.has("passing", tail)
             or table.has("lasting", tail) or any(ch.isdigit() for ch in tail)
+            or (not table.capital_nouns and any(w[:1].isupper() for w in tail.split()[1:]))
             or len(table.words(head)) < MIN_WORDS):
         return body
     return head.rstrip(" ,;") + "."

@@ -382,9 +382,11 @@ def test_a_smiley_ends_the_thanks_before_the_news() -> None:
     assert sentences("at 10:30 we met") == ["at 10:30 we met"]
 
 
-def test_a_tail_opened_by_a_word_of_the_moment_leaves_the_memory() -> None:
+def test_a_last_clause_of_the_moment_leaves_the_memory_whatever_opens_it() -> None:
     assert memories("Hafta sonları bir korosunda şarkı söylüyorum, belki bunu da kullanabiliriz.") == \
         ['The user said: "Hafta sonları bir korosunda şarkı söylüyorum."']
+    assert memories("Mein Bruder ist übrigens Tischler, der hilft mir vielleicht.") == \
+        ['The user said: "Mein Bruder ist übrigens Tischler."']
 
 
 def test_a_request_to_send_something_is_no_memory() -> None:
