@@ -53,6 +53,19 @@ def test_a_weekday_named_alone_is_one_day(text: str, day: date) -> None:
     assert moment.passed == (day < date(2026, 11, 27))
 
 
+@pytest.mark.parametrize(("text", "day"), [
+    # Other languages: only a weekday said with "next" or "last" (the tense is not read there).
+    ('The user said: "Nächsten Montag habe ich ein Vorstellungsgespräch."', date(2026, 11, 30)),
+    ('The user said: "Lundi dernier j\'ai commencé un nouveau travail."', date(2026, 11, 23)),
+    ('The user said: "El próximo jueves empiezo en el hospital."', date(2026, 12, 3)),
+    ('The user said: "Volgende maandag begin ik bij een nieuwe baan."', date(2026, 11, 30)),
+])
+def test_a_weekday_said_with_next_or_last_is_one_day_in_other_languages(text: str, day: date) -> None:
+    moment = moment_of(text, FRIDAY)
+    assert moment is not None and moment.first == moment.last == day, moment
+    assert moment_of('The user said: "Ich arbeite jeden Montag im Café."', FRIDAY) is None
+
+
 @pytest.mark.parametrize("text", ["The user swims every Monday at the local pool.", "The user swims on Mondays.",
                                   "Friday's meeting is always long."])
 def test_a_weekday_of_a_routine_is_not_dated(text: str) -> None:
