@@ -35,6 +35,11 @@ _SESSION_RE = re.compile(r"^# Session:\s*(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::
 _SESSION_ID_RE = re.compile(r"\*\*Session ID\*\*:\s*(\S+)")
 _SPEAKER_LINE_RE = re.compile(r"^(user|assistant)\s*:\s?(.*)$", re.IGNORECASE)
 _ROLE_PREFIX_RE = re.compile(r"^\**(user|assistant|human|ai|system)\**\s*:\s*", re.IGNORECASE)
+# OpenClaw writes what its gateway knows of a message before the person's words: "Conversation
+# info (untrusted metadata):" and a fenced JSON block (message id, sender id). That is the
+# client's, not the person's: the turn keeps it in its extras, and its text is what they wrote
+# (a card read "Conversation info (untrusted metadata): Set up the heartbeat ...").
+_METADATA_RE = re.compile(r"\A(?:[^\n]{1,60}\(untrusted metadata\):\s*```[\w-]*\n.*?\n```\s*)+", re.DOTALL)
 MAX_FILE_BYTES = 8 * 1024 * 1024
 
 
@@ -81,6 +86,15 @@ def split_session(text: str) -> list[tuple[str, str]]:
         elif messages:
             messages[-1][1].append(line)
     return [(role, "\n".join(lines).strip()) for role, lines in messages if "\n".join(lines).strip()]
+
+
+def _without_metadata(said: str) -> tuple[str, str]:
+    """(the message without the client's metadata blocks before it, those blocks); a message
+    of nothing but metadata is left as it is."""
+    match = _METADATA_RE.match(said)
+    if match is None or not said[match.end():].strip():
+        return said, ""
+    return said[match.end():].strip(), match.group(0).strip()
 
 
 class EpisodesAdapter(Adapter):
@@ -144,9 +158,11 @@ class EpisodesAdapter(Adapter):
         when = parse_iso(f"{header.group(1)}T{header.group(2)}+00:00")
         session = _SESSION_ID_RE.search(text)
         conversation = session.group(1) if session else unit.stem
-        for position, (role, body) in enumerate(messages):
+        for position, (role, said) in enumerate(messages):
+            body, metadata = _without_metadata(said)
+            extra = {"time_from": "session header"} | ({"untrusted_metadata": metadata} if metadata else {})
             turn = Turn(source_id, where, conversation, f"pos:{position}", position, role, role, body, 0.0,
-                        extra={"time_from": "session header"})
+                        extra=extra)
             result.add(turn, when=when, fallback=unit.stat().st_mtime, title=unit.stem, fmt="openclaw-memory")
         return True
 

@@ -237,6 +237,25 @@ def test_openclaw_sessions_and_memory_in_one_source(tmp_path: Path) -> None:
     assert summary.turns[1].text == "Sure! Start with the endpoints.\nThey should be nouns."
 
 
+def test_openclaw_session_memory_keeps_the_gateways_metadata_out_of_the_persons_words(tmp_path: Path) -> None:
+    """A card read "Conversation info (untrusted metadata): Set up the heartbeat ...": the block
+    the gateway writes before each message was taken for the person's words."""
+    memory = tmp_path / "workspace/memory"
+    memory.mkdir(parents=True)
+    block = ('Conversation info (untrusted metadata):\n```json\n{\n  "message_id": "77",\n  "sender_id": "42"\n}'
+             '\n```\n\n')
+    (memory / "2026-03-02-garden.md").write_text(
+        "# Session: 2026-03-02 09:00:00 UTC\n\n- **Session ID**: s1\n\n## Conversation Summary\n\n"
+        f"user: {block}I grow tomatoes on my balcony in Leeds.\nassistant: Lovely.\nuser: {block.strip()}\n",
+        encoding="utf-8")
+    _name, results = read_source(tmp_path)
+    [result] = results.values()
+    first, _reply, bare = result.turns
+    assert first.text == "I grow tomatoes on my balcony in Leeds."
+    assert '"message_id": "77"' in first.extra["untrusted_metadata"]
+    assert bare.text.startswith("Conversation info") and "untrusted_metadata" not in bare.extra  # nothing else said
+
+
 @pytest.mark.parametrize("mode", [3, 4])
 def test_kobold_saved_story(tmp_path: Path, mode: int) -> None:
     cc.kobold_story(tmp_path, mode)
