@@ -173,15 +173,13 @@ def stage_all(staging: StagingArea, user_id: str, drafts: list[StagedDraft], bat
     existing, _problems = staging.scan(user_id)
     for draft in drafts:
         match = staging.find_recurring(existing, draft.kind, draft.text, batch_id)
-        if (match is not None and match[0].get("batch_id") is None and draft.source_turns
-                and set(draft.source_turns) <= set(match[0].source_turns)):
-            # A batch finding what the session's end staged, in the very turns it rests on: the
-            # two read the same turns, the person did not say it again, so it is no second sighting.
-            outcome.recurring.append(match[0])
-            continue
-        if batch_id is None or match is None:
+        # A batch finding what the session's end staged, in the very turns it rests on: the two
+        # read the same turns, the person did not say it again, so it is no second sighting.
+        read_again = (match is not None and match[0].get("batch_id") is None and bool(draft.source_turns)
+                      and set(draft.source_turns) <= set(match[0].source_turns))
+        if batch_id is None or match is None or read_again:
             # A micro-reflection repeating a staged item, or a batch finding again the words of
-            # the same turns (no new sighting): the person has it already once.
+            # the same turns: the person has it already once.
             repeated = match[0] if match is not None else same_words(existing, draft)
             if repeated is not None:
                 outcome.recurring.append(repeated)

@@ -996,7 +996,7 @@ def _foreign_statements(turn: IndexedTurn, found: Sequence[tuple[str, Table | No
 def _before_the_question(sentence: str, table: Table | None) -> str:
     """The part of a question before the clause that asks, when that part tells something an
     assistant must never forget ("Ha bir de, laktoz intoleransım var, sınıfta pasta partisi
-    yapacağız, tarif önerir misin?" -> "Ha bir de, laktoz intoleransım var"): the shortest run of
+    yapacağız, tarif önerir misin?" -> "Ha bir de, laktoz intoleransım var."): the shortest run of
     whole clauses, up to a comma, that holds every vital word. Any other question is the
     person asking, and stays a question."""
     if table is None or not table.spaced or not sentence.rstrip().endswith(("?", "？")):

@@ -81,8 +81,9 @@ def support(claim: str, texts: Iterable[str]) -> Support:
     """Which content words of ``claim`` occur (by stem) in any of ``texts``.
 
     A memory in another language than English is held to its own language's grammar: its
-    function words and the retelling's "sein", "su", "его" are not claims, and a verb retold in the third person
-    ("arbeitet", "vive") is the turn's first-person one ("arbeite", "vivo") with another ending.
+    function words and the retelling's "sein", "su", "его" are not claims, and a verb retold in
+    the third person ("arbeitet", "vive") is the turn's first-person one ("arbeite", "vivo") with
+    another ending.
     """
     texts = list(texts)
     available: set[str] = set()
