@@ -275,6 +275,7 @@ def as_memory(text: str, speaker: str, *, named: bool = False, again: bool = Tru
     # A negated verb whole: "still haven't" had become "still havens't".
     out = re.sub(rf"\b{re.escape(name)} ((?:(?:{'|'.join(sorted(_ADVERBS))}) )+)([a-z]+(?:n['’]t)?)(?![\w'’])",
                  lambda m: f"{name} {m.group(1)}{third_person_verb(m.group(2))}", out)
+    out = _coordinated(out, name)
     out = re.sub(r"\bmyself\b", "themselves", out)
     # Once the name is said, "my" and "me" become "their" and "them": "which refreshes Melanie
     # and helps Melanie stay present for Melanie's family" read as a riddle (issue 20).
@@ -294,6 +295,43 @@ def as_memory(text: str, speaker: str, *, named: bool = False, again: bool = Tru
 
     out = re.sub(r"\b[Mm]y\b|\bmine\b|\bme\b(?!-)", pronoun, out)
     return out[:1].upper() + out[1:]
+
+
+# Verbs a person says of themselves after "and" with their "I" left out ("I bike to work every
+# day and want to keep doing that"): the second verb agrees with the name too. A closed list,
+# since after "and" most words are not verbs ("I like apples and pears").
+_COORDINATED_WORDS = """
+    want need love like hope plan try have do go work live walk run bike cycle cook play teach study spend
+    take make get enjoy know use keep prefer hate help write swim drive ride volunteer train practice practise
+    visit miss feel wish sing dance paint draw bake care look
+"""
+_COORDINATED = frozenset(_COORDINATED_WORDS.split())
+# "is excited to work hard and make", "wants to cook and bake": the verb after "and" goes with
+# "to" ("bikes to work every day and want" is a place, and the verb goes with the name).
+_TO_DO = re.compile(r"\b(?:excited|eager|happy|ready|able|going|wants?|wanted|needs?|needed|hopes?|hoping|plans?|"
+                    r"planning|tries|trying|likes?|loves?|decided|learning|starting|about|has|have|got)\s+to\s+\w+",
+                    re.IGNORECASE)
+_OTHER_SUBJECT = re.compile(r"\b(?:he|she|it|we|they|you|i|who|that|which)\b|['’]s\b", re.IGNORECASE)
+
+
+def _coordinated(out: str, name: str) -> str:
+    """``out`` with each verb of :data:`_COORDINATED` after "and" agreeing with the name, where
+    the name is the clause's subject and no other subject comes between them ("The user bikes to
+    work every day and want" -> "... and wants")."""
+    # The name's own verb agrees already ("bikes", "is", "does"): not a modal ("can cook and bake")
+    # nor a past tense, after which the verb after "and" has no ending to take.
+    pattern = re.compile(rf"\b{re.escape(name)}\s+(?P<own>[a-z]*s)\b(?P<between>[^.;!?,]*?)\band\s+(?P<verb>[a-z]+)\b",
+                         re.IGNORECASE)
+
+    def agree(match: re.Match[str]) -> str:
+        verb, between = match.group("verb"), match.group("between")
+        if (verb not in _COORDINATED or _OTHER_SUBJECT.search(between)
+                or _TO_DO.search(match.group("own") + between)):
+            return match.group(0)
+        start = match.start("verb") - match.start()
+        return match.group(0)[:start] + third_person_verb(verb)
+
+    return pattern.sub(agree, out)
 
 
 # A chat drops the "I" that opens a sentence ("Lost my job yesterday", "Been to Rome once",

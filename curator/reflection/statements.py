@@ -747,6 +747,15 @@ _SO_URGENT = re.compile(r"[,\s]+so\s+(?:it['’]s|that['’]s|this\s+is)\s+(?:re
 _SO_LIKE_THIS = re.compile(r"[,\s]+so\s+[^.!?]*?\blike\s+(?:this|that)\b[^.!?]*?[.!]*\s*$", re.IGNORECASE)
 
 
+# What the person then asks of the assistant, after the news and a comma ("I'm vegetarian, so
+# please don't suggest any meat dishes", "our team standardised on pnpm last year, please don't
+# suggest npm commands"): a request to this chat, not the memory. The news before it is.
+_ASKS_AFTER = re.compile(r",\s*(?:so\s+|and\s+)?(?:please\b|pls\b|plz\b|can\s+you\b|could\s+you\b|"
+                         r"would\s+you\b|don['’]?t\s+(?:suggest|recommend|give|send|use)\b|"
+                         r"(?:keep\s+(?:that|this|it)\s+in\s+mind|bear\s+(?:that|this|it)\s+in\s+mind)\b)"
+                         r"[^.!?]*[.!?]*\s*$", re.IGNORECASE)
+
+
 # Laughter before a comma, inside the sentence: the quote keeps it, the memory does not.
 _MID_LAUGHTER = re.compile(r"\s+(?:lol|lmao|haha\w*)(?=\s*,)", re.IGNORECASE)
 
@@ -757,9 +766,9 @@ def _without_verdict(sentence: str) -> str:
     sentence = LAUGHTER.sub(r"\1", sentence).strip() or sentence  # "... for weeks lol."
     sentence = _MID_LAUGHTER.sub("", sentence)  # "my cat would hate it lol, my mom is allergic to cats"
     sentence = _THOUGH.sub(r"\1", sentence)  # "I do climb twice a week though"
-    for after in (_SO_URGENT, _SO_LIKE_THIS):
+    for after, least in ((_SO_URGENT, MIN_WORDS), (_SO_LIKE_THIS, MIN_WORDS), (_ASKS_AFTER, 2)):
         hurry = after.search(sentence)
-        if hurry is not None and len(sentence[:hurry.start()].split()) >= MIN_WORDS:
+        if hurry is not None and len(sentence[:hurry.start()].split()) >= least:
             sentence = sentence[:hurry.start()].rstrip(" ,;") + "."  # "I have a 2 year old so it's urgent"
     plain = _SINCE_LAST.sub("", sentence).strip()
     # "It's been ages since we talked, and I moved ..." would keep a bare "It's been ages": left whole.
@@ -832,6 +841,9 @@ _CHATTER = re.compile(r"^\W*(?:I\s+(?:\S+\s+)?agree\b[^.!?]{0,20}[.!?]*\s*$|"
                       r"(?:days?|weeks?|months?)[^.!?]{0,20}[.!?]*\s*$|"
                       r"(?:it['’]s\s+)?been\s+(?:so\s+|really\s+)?(?:hectic|crazy|busy|wild)(?:\s+for\s+me)?"
                       r"(?:\s+lately)?[.!?]*\s*$|"
+                      # An answer that needs the question before it ("probably within two years"):
+                      r"(?:probably|maybe|perhaps|hopefully|definitely|not\s+sure|roughly|around|about)\b"
+                      r"[^.!?]{0,30}[.!?]+\s*$|"
                       # Leaving the chat ("ok gotta go, talk soon"), read in chats that store no name:
                       r"(?:ok(?:ay)?,?\s+)?(?:I\s+)?(?:gotta|got\s+to|have\s+to|need\s+to|must)\s+"
                       r"(?:go|run|dash|head\s+(?:off|out))\b(?:\s+now)?(?:[,\s]+(?:talk|speak|see\s+you|chat)\s+"
@@ -1011,6 +1023,13 @@ def _before_the_question(sentence: str, table: Table | None) -> str:
     return sentence
 
 
+def _stands(head: str, table: Table) -> bool:
+    """Whether the clauses before a cut say enough alone: four words, or two that hold what an
+    assistant must never forget ("Istriku vegetarian", "Soy celíaca")."""
+    size = len(table.words(head))
+    return size >= MIN_WORDS or (size >= 2 and table.has("vital", head))
+
+
 def _without_listener_tail(body: str, table: Table) -> str:
     """``body`` without what it goes on to say to the assistant after a comma ("Je suis
     allergique aux arachides, donc si tu me proposes des recettes, fais gaffe." -> "Je suis
@@ -1021,7 +1040,7 @@ def _without_listener_tail(body: str, table: Table) -> str:
         head = body[:cut]
         if not table.has("listener", body[cut + 1:]):
             continue
-        if table.has("listener", head) or len(table.words(head)) < MIN_WORDS:
+        if table.has("listener", head) or not _stands(head, table):
             return body
         return head.rstrip(" ,;") + "."
     return body
@@ -1042,7 +1061,7 @@ def _without_passing_tail(body: str, table: Table) -> str:
     if (not words or not table.has("passing", tail)
             or table.has("lasting", tail) or any(ch.isdigit() for ch in tail)
             or (not table.capital_nouns and any(w[:1].isupper() for w in tail.split()[1:]))
-            or len(table.words(head)) < MIN_WORDS):
+            or not _stands(head, table)):
         return body
     return head.rstrip(" ,;") + "."
 
@@ -1063,7 +1082,7 @@ def _without_so_tail(body: str, table: Table) -> str:
     if (table.has("lasting", tail) or table.has("dates", tail)
             or any(ch.isdigit() for ch in tail)
             or (not table.capital_nouns and any(w[:1].isupper() for w in tail.split()[1:]))
-            or len(table.words(head)) < MIN_WORDS):
+            or not _stands(head, table)):
         return body
     return head.rstrip(" ,;") + "."
 
@@ -1090,14 +1109,19 @@ def _foreign_rank(sentence: str, table: Table | None) -> float:
     if size < enough and not (table.spaced and size >= 2 and table.has("vital", body)):
         return 0.0
     # "Ça fait 8 ans que je suis comptable": a pointing word that opens a lasting phrase points at nothing.
-    if table.starts("request", body) or (table.starts("pointing", body) and not table.starts("lasting", body)):
+    # What an assistant must never forget is offered even when it points back ("Ele tem alergia a
+    # amendoim", said of the son two turns before): the person reads the quote beside its turn,
+    # and a lost allergy costs more than a card that needs "ele" made "o meu filho".
+    vital = table.has("vital", body)
+    if table.starts("request", body) or (table.starts("pointing", body) and not table.starts("lasting", body)
+                                         and not vital):
         return 0.0  # asks the assistant, or points back to a sentence before it
     if (not table.spaced or table.asks_at_end) and _ends_with_request(body, table):
         return 0.0  # Japanese and Korean ask at the end ("…手伝ってください。", "…조언 좀 해주세요.")
     own, listener = table.count("self", body), table.count("listener", body)
     if listener > own:
         return 0.0  # said to the assistant or about it, not about the speaker's life
-    if table.subject_required and not own and not table.has("correction", body):
+    if table.subject_required and not own and not table.has("correction", body) and not vital:
         return 0.0  # no "ich", "je": about something else ("Die Funktion gibt immer None zurück")
     numbers = int(any(ch.isdigit() for ch in body))
     names = 0

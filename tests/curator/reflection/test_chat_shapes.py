@@ -423,3 +423,51 @@ def test_a_korean_chat_has_its_own_table() -> None:
 ])
 def test_lasting_news_the_cue_lists_missed(said: str, memory: str) -> None:
     assert memories(said) == [memory]
+
+
+def test_swedish_and_indonesian_have_their_own_tables() -> None:
+    """Neither had a table: every long sentence was offered alike, "by the way" and a tired
+    evening as much as a job or an illness."""
+    from curator.reflection.languages import detect
+
+    assert detect("Jag bor i Malmö och jobbar som lärare.") == "sv"
+    assert detect("Saya tinggal di Surabaya dan bekerja sebagai guru.") == "id"
+    # The same sentences in the languages whose stop words they share are still theirs.
+    assert detect("Je travaille comme infirmière de nuit en banlieue.") == "fr"
+    assert detect("Trabajo de enfermera en un hospital de Madrid.") == "es"
+    assert memories("Förresten, jag har celiaki sedan barndomen.") == [
+        'The user said: "Jag har celiaki sedan barndomen."']
+    assert memories("Idag är jag helt slut efter jobbet, vi hörs.") == []  # of the moment
+    assert memories("Oh iya, istriku vegetarian, jadi aku mau masak tanpa daging") == [
+        'The user said: "Istriku vegetarian."']
+    assert memories("Hari ini capek banget, besok aku lanjut ya") == []
+
+
+@pytest.mark.parametrize(("said", "memory"), [
+    # Said of someone named in an earlier turn: the allergy was dropped as pointing back.
+    ("Ah, e ela tem alergia a camarão, então nada de frutos do mar", 'The user said: "Ela tem alergia a camarão."'),
+    ("Hij heeft trouwens een pinda-allergie, dus geen satésaus.",
+     'The user said: "Hij heeft trouwens een pinda-allergie."'),
+    ("Er hat eine Nussallergie.", 'The user said: "Er hat eine Nussallergie."'),
+])
+def test_a_vital_fact_that_points_back_is_still_offered(said: str, memory: str) -> None:
+    assert memories(said) == [memory]
+    assert memories("Hij werkt als kok in een restaurant.") == []  # no vital word: still pointing back, still nothing
+
+
+@pytest.mark.parametrize(("said", "memory"), [
+    # What the person then asks of the chat, after the news.
+    ("I'm lactose intolerant, so please don't suggest anything with cream.", "The user is lactose intolerant."),
+    ("I moved my whole team to poetry last spring, please don't give me pip commands",
+     "The user moved their whole team to poetry last spring."),
+    # An answer that needs its question leaves the memory; the news after it stays.
+    ("maybe next spring. i work as a paramedic in leeds and my wife teaches art",
+     "The user works as a paramedic in leeds and their wife teaches art."),
+    # A second verb after "and" agrees with the person too; one after "to" or a modal does not.
+    ("I walk to school with my kids every morning and love the routine",
+     "The user walks to school with their kids every morning and loves the routine."),
+    ("I'm a baker and hope to open my own shop and hire two people",
+     "The user is a baker and hopes to open their own shop and hire two people."),
+])
+def test_requests_answers_and_a_second_verb_in_english(said: str, memory: str) -> None:
+    assert memories(said) == [memory]
