@@ -42,7 +42,12 @@ MAX_QUOTES_PER_TURN = 6
 # "我2020年入行的。"') is part of its sentence.
 # A smiley after a space ends a sentence as a full stop does ("Teşekkürler :) Ayrıca ..."): the
 # thanks before it and the news after it are two sentences.
-_SENTENCE_END_RE = re.compile(r"[.!?…]+[\"'”’»)]*\s+|[。！？]+[」』”’)）\"'»]*\s*|(?<=\s)[:;]-?[)(DP]\s+")
+# Scripts with stops of their own end sentences there too: the Arabic question mark, the
+# Devanagari dandas, the Urdu full stop and the Greek question mark (often typed as ";" after a
+# Greek letter). Thai writes no stops: a space between two Thai phrases ends one.
+_SENTENCE_END_RE = re.compile(r"[.!?…]+[\"'”’»)]*\s+|[。！？]+[」』”’)）\"'»]*\s*|(?<=\s)[:;]-?[)(DP]\s+|"
+                              r"[؟।॥۔\u037e]+[\"'”’»)]*\s*|(?<=[\u0370-\u03ff]);[\"'”’»)]*\s+|"
+                              r"(?<=[\u0e00-\u0e7f])\s+(?=[\u0e00-\u0e7f])")
 
 
 _ABBREVIATION_RE = re.compile(r"(?:^|\s)(?:St|Dr|Mr|Mrs|Ms|Mt|Jr|Sr|Prof|vs|etc|e\.g|i\.e|[A-Z])\.$")

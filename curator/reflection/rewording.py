@@ -53,6 +53,7 @@ from curator.reflection.statements import (
     DEFAULT_PERSON,
     LAUGHTER,
     Statement,
+    asks,
     lasting_cues,
 )
 
@@ -182,7 +183,7 @@ def problems(statement: Statement, memory: str) -> list[str]:
     if is_first_person(memory) or _WE.search(memory) or (
             table is not None and (table.count("self", memory) > 0 or table.count("said_as_i", memory) > 0)):
         found.append("keeps the first person")
-    if memory.rstrip().endswith(("?", "？")):
+    if asks(memory):
         found.append("asks")
     if "!" in memory or "！" in memory:
         found.append("exclaims")

@@ -918,7 +918,12 @@ def without_code(text: str) -> str:
     if "```" not in text and not any(c in text for c in "(=;{"):
         return text
     text = _FENCED.sub("\n", text)
-    return "\n".join(line for line in text.split("\n") if not _CODE_LINE.search(line))
+    return "\n".join(line for line in text.split("\n") if not _CODE_LINE.search(line) or _PROSE_LINE.search(line))
+
+
+# A line of words that only ends in ";" is prose: Greek asks its questions so ("Μπορείς να με
+# βοηθήσεις με ένα πρόγραμμα διατροφής;"), and a whole Greek message was dropped as code.
+_PROSE_LINE = re.compile(r"^[^(){}\[\]=<>;]*(?:\s+[^\s(){}\[\]=<>;]+){4,}\s*;\s*$")
 
 
 def _by_language(text: str, spoken: str = "") -> tuple[str, list[tuple[str, Table | None]]]:
@@ -1011,7 +1016,7 @@ def _before_the_question(sentence: str, table: Table | None) -> str:
     yapacağız, tarif önerir misin?" -> "Ha bir de, laktoz intoleransım var."): the shortest run of
     whole clauses, up to a comma, that holds every vital word. Any other question is the
     person asking, and stays a question."""
-    if table is None or not table.spaced or not sentence.rstrip().endswith(("?", "？")):
+    if table is None or not table.spaced or not asks(sentence):
         return sentence
     vital = table.count("vital", sentence)
     if not vital:
@@ -1087,13 +1092,27 @@ def _without_so_tail(body: str, table: Table) -> str:
     return head.rstrip(" ,;") + "."
 
 
+def asks(sentence: str) -> bool:
+    """Whether ``sentence`` is a question, in any script ("?", "？", "؟", Greek ";", Spanish "¿")."""
+    end = sentence.rstrip()
+    return (end.endswith(("?", "？", "؟", "\u037e")) or sentence.lstrip().startswith("¿")
+            or (end.endswith(";") and _GREEK.search(end) is not None))
+
+
+_GREEK = re.compile(r"[\u0370-\u03ff]")
+# Hebrew and Arabic write "and", "in", "the" as part of the next word ("ועובדת", "בחיפה"): a
+# statement there has fewer words.
+_JOINED_SCRIPT = re.compile(r"[\u0590-\u06ff]")
+
+
 def _foreign_rank(sentence: str, table: Table | None) -> float:
     """How much a sentence in another language looks like a lasting fact about its speaker (0: none)."""
-    if sentence.rstrip().endswith(("?", "？")) or sentence.lstrip().startswith("¿"):
+    if asks(sentence):
         return 0.0
     if table is None:
         words = sentence.split()
-        long_enough = (len(words) >= UNKNOWN_MIN_WORDS if len(words) > 1
+        least = UNKNOWN_MIN_WORDS - 1 if _JOINED_SCRIPT.search(sentence) else UNKNOWN_MIN_WORDS
+        long_enough = (len(words) >= least if len(words) > 1
                        else sum(ch.isalpha() for ch in sentence) >= MIN_UNSPACED_CHARS * 2)
         return 0.5 if long_enough else 0.0
     if table.starts("thanks", sentence):

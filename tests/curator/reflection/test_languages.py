@@ -77,6 +77,33 @@ def test_a_language_without_a_table_still_gets_its_statements() -> None:
     assert [s.quote for s in found] == [swahili]
 
 
+@pytest.mark.parametrize(("said", "statement"), [
+    # The Arabic question mark: the request was offered as a fact.
+    ("أنا مهندس برمجيات في القاهرة وعندي ابنتان. هل تستطيع أن تساعدني في خطة سفر؟",
+     "أنا مهندس برمجيات في القاهرة وعندي ابنتان."),
+    # The danda ends a Hindi sentence: news and request were one question, and both were lost.
+    ("मैं जयपुर में शिक्षिका हूँ और मुझे अस्थमा है। क्या आप मुझे कुछ व्यायाम बता सकते हैं?",
+     "मैं जयपुर में शिक्षिका हूँ और मुझे अस्थमा है।"),
+    # Greek asks with ";": the whole message was dropped as a line of code.
+    ("Μένω στην Πάτρα και δουλεύω ως λογίστρια εδώ και δέκα χρόνια. Έχεις καμιά ιδέα για διακοπές;",
+     "Μένω στην Πάτρα και δουλεύω ως λογίστρια εδώ και δέκα χρόνια."),
+    # Hebrew joins "and" and "in" to the next word: five words say it all.
+    ("שלום! אני עובד כנהג אוטובוס בירושלים.", "אני עובד כנהג אוטובוס בירושלים."),
+    # Thai writes no stops: a space between phrases ends one.
+    ("สวัสดีค่ะ ฉันทำงานเป็นครูที่กรุงเทพฯค่ะ", "ฉันทำงานเป็นครูที่กรุงเทพฯค่ะ"),
+])
+def test_scripts_without_a_table_end_sentences_and_ask_their_own_way(said: str, statement: str) -> None:
+    found = statements([turn(1, said), turn(2, "OK.", role="assistant", speaker="assistant")], person="Alex")
+    assert [s.quote for s in found] == [statement]
+
+
+def test_a_line_of_code_ending_in_a_semicolon_is_still_code() -> None:
+    from curator.reflection.statements import without_code
+
+    assert without_code("my deploy broke after this\nconst total = items.reduce(add, 0);\nreturn total;") == \
+        "my deploy broke after this"
+
+
 def test_thanks_greetings_and_small_talk_are_not_candidates() -> None:
     chatter = ["Danke dir, das hilft mir sehr!", "Hola, ¿qué tal?", "谢谢你！", "Bonjour !",
                "Ok, super, genau.", "Спасибо большое!"]
