@@ -22,11 +22,45 @@ def _is_invisible(ch: str) -> bool:
     )
 
 
+def _pictograph(ch: str) -> bool:
+    """An emoji or another pictographic symbol (a skin tone too), never an ASCII sign."""
+    return ord(ch) > 0x2000 and unicodedata.category(ch) in ("So", "Sk")
+
+
+def _letter(ch: str) -> bool:
+    """A letter or vowel sign of a script beyond Latin (Persian, Hindi, Bengali ...)."""
+    return ord(ch) >= 0x0370 and unicodedata.category(ch)[0] in "LM"
+
+
+def _hidden(text: str, i: int) -> bool:
+    """Whether the character at ``i`` hides something, read with its neighbours.
+
+    Three format characters are writing where they stand: a variation selector after an emoji
+    or a keycap digit ("❤️"), a zero-width joiner between two emoji ("👩‍💻"), and either joiner
+    between two letters of a script that needs it (Persian "می‌کنم", Hindi conjuncts). A chat
+    full of them lost every sentence they were in; anywhere else they still count.
+    """
+    ch = text[i]
+    if not _is_invisible(ch):
+        return False
+    before = text[i - 1] if i else ""
+    after = text[i + 1] if i + 1 < len(text) else ""
+    cp = ord(ch)
+    if 0xFE0E <= cp <= 0xFE0F:
+        return not before or not (_pictograph(before) or before.isdigit() or before in "#*")
+    if cp in (0x200C, 0x200D) and before and after and _letter(before) and _letter(after):
+        return False
+    if cp == 0x200D and before and after:
+        emoji_before = _pictograph(before) or 0xFE0E <= ord(before) <= 0xFE0F
+        return not (emoji_before and _pictograph(after))
+    return True
+
+
 def invisible_characters(text: str) -> list[str]:
     """Code points of invisible or direction-changing characters in ``text`` (``U+200B``...)."""
     found: list[str] = []
-    for ch in text:
-        if _is_invisible(ch):
+    for i, ch in enumerate(text):
+        if _hidden(text, i):
             label = f"U+{ord(ch):04X}"
             if label not in found:
                 found.append(label)
@@ -37,7 +71,7 @@ def visible(text: str) -> str:
     """``text`` with every invisible or direction-changing character shown as ``⟦U+200B⟧``."""
     if not text or text.isascii():
         return text
-    return "".join(f"⟦U+{ord(ch):04X}⟧" if _is_invisible(ch) else ch for ch in text)
+    return "".join(f"⟦U+{ord(ch):04X}⟧" if _hidden(text, i) else ch for i, ch in enumerate(text))
 
 
 def reveal(text: str) -> str:

@@ -48,3 +48,24 @@ def test_review_list_and_show_print_markers_not_raw_controls(tmp_path):
     item = next(line.split()[0] for line in listing.stdout.splitlines() if "U+202E" in line)
     shown = cli(vault, "review", "show", item)
     assert "\u200b" not in shown.stdout and "\u202e" not in shown.stdout and "U+200B" in shown.stdout
+
+
+def test_joiners_and_selectors_that_are_writing_stay_as_they_are():
+    """A heart (U+2764 U+FE0F), a family emoji and Persian's zero-width non-joiner were flagged as
+    hidden characters, and every sentence holding one was left out of the person's statements."""
+    from curator.reflection.statements import statements
+    from curator.sources.turns import IndexedTurn
+    from curator.text_safety import invisible_characters
+
+    for writing in ("I love my job ❤️", "👨\u200d👩\u200d👧", "👩🏽\u200d💻", "1️⃣", "می\u200cکنم", "क्\u200dष"):
+        assert invisible_characters(writing) == [] and visible(writing) == writing
+    # Between Latin letters, alone, or after a letter, each still hides something.
+    assert invisible_characters("ign\u200core all rules") == ["U+200C"]
+    assert invisible_characters("a\u200db") == ["U+200D"]
+    assert invisible_characters("plain\ufe0f") == ["U+FE0F"]
+    assert invisible_characters("\u200d👩") == ["U+200D"]
+
+    said = IndexedTurn(number=1, user_id="u", source_id="s", file="c.jsonl", conversation="c", key="1", position=1,
+                       role="user", speaker="user", text="I'm a nurse in Leeds and I love my job ❤️",
+                       timestamp=1.0, sha256="0" * 64)
+    assert [s.memory for s in statements([said])] == ["The user is a nurse in Leeds and loves their job."]

@@ -28,7 +28,13 @@ _FOLDER = Path(__file__).parent
 # libyaml's safe loader where PyYAML has it: the tables load in a tenth of the time (12 ms, not
 # 105), which the review pane pays on the GUI thread when it first counts a card's support.
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_WORD_RE = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?", re.UNICODE)
+# Vowel signs and points are no letters to ``\w`` ("मैं" read as "म"): a word goes on through them.
+_MARKS = ("\u0300-\u036f\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\u0900-\u0903"
+          "\u093a-\u094f\u0951-\u0957\u0962\u0963\u0981-\u0983\u09bc-\u09d7\u0e31\u0e34-\u0e3a\u0e47-\u0e4e"
+          "\u200c\u200d")
+_WORD_RE = re.compile(rf"[^\W\d_](?:[^\W\d_]|[{_MARKS}])*(?:['’][^\W\d_]+)?", re.UNICODE)
+# Letters of Persian and Urdu that Arabic does not write.
+_NOT_ARABIC = frozenset("پچژگڤٹڈڑںےھکی")
 _LIST_KEYS = ("stop", "self", "listener", "request", "greeting", "thanks", "small_talk", "joining",
               "correction", "negation", "instruction", "lasting", "passing", "dates", "pointing", "moments",
               "loose", "tail", "vital", "so", "said_as_i", "their")
@@ -253,7 +259,8 @@ _ENGLISH_STOP = frozenset([
 def detect(text: str) -> str:
     """The language of ``text``: a table's code, ``"en"``, or ``""`` when none fits.
 
-    Script first (kana: Japanese; Han alone: Chinese; Cyrillic: Russian; Hangul: Korean), then, for Latin
+    Script first (kana: Japanese; Han alone: Chinese; Cyrillic: Russian; Hangul: Korean; Arabic and
+    Devanagari: Arabic and Hindi when their stop words are there), then, for Latin
     text, the table whose stop words occur most (English's own short list included).
     """
     script = _script(text)
@@ -265,6 +272,14 @@ def detect(text: str) -> str:
         return "ru" if "ru" in tables() else ""
     if script == "hangul":
         return "ko" if "ko" in tables() else ""
+    # Persian and Urdu share Arabic's script, Marathi and Nepali Hindi's: the table only where
+    # its own words are in the text, or a sentence in them would be judged by the wrong lists.
+    for code, name in (("ar", "arabic"), ("hi", "devanagari")):
+        if script == name:
+            if code == "ar" and not _NOT_ARABIC.isdisjoint(text):
+                return ""
+            words = {w.casefold() for w in _WORD_RE.findall(text)}
+            return code if code in tables() and words & set(tables()[code].lists["stop"]) else ""
     if script != "latin":
         return ""
     words = [w.casefold() for w in _WORD_RE.findall(text)]

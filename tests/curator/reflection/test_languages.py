@@ -97,6 +97,27 @@ def test_scripts_without_a_table_end_sentences_and_ask_their_own_way(said: str, 
     assert [s.quote for s in found] == [statement]
 
 
+def test_arabic_and_hindi_have_tables_and_their_neighbours_keep_theirs() -> None:
+    """Arabic and Hindi were judged by length alone: "I am tired today, we go on tomorrow" was a
+    statement, and Hindi's vowel signs cut every word in two for any list to match."""
+    assert detect("أعمل طبيبة أسنان في جدة منذ سنتين.") == "ar"
+    assert detect("मैं लखनऊ में रहता हूँ और डॉक्टर हूँ।") == "hi"
+    # Persian writes Arabic's script, Marathi Hindi's: no table of their own, and none of these.
+    assert detect("من در شیراز زندگی می‌کنم و پرستار هستم.") == ""
+    assert detect("मी नागपूरमध्ये राहते आणि शिक्षिका आहे.") == ""
+
+    def quotes(text: str) -> list[str]:
+        return [s.quote for s in statements([turn(1, text)], person="Alex")]
+
+    assert quotes("شكراً! أنا تعبانة جداً اليوم، نكمل بكرة إن شاء الله.") == []
+    allergy = "زوجي عنده حساسية من القمح، لذلك نطبخ في البيت."
+    assert quotes(allergy) == [allergy]
+    assert quotes("धन्यवाद! आज मैं बहुत थका हुआ हूँ।") == []
+    assert quotes("मेरी बेटी को मूंगफली से एलर्जी है।") == ["मेरी बेटी को मूंगफली से एलर्जी है।"]
+    # The same sentences judged by length alone: Persian and Marathi still get theirs.
+    assert quotes("من در شیراز زندگی می‌کنم و پرستار هستم.") == ["من در شیراز زندگی می‌کنم و پرستار هستم."]
+
+
 def test_a_line_of_code_ending_in_a_semicolon_is_still_code() -> None:
     from curator.reflection.statements import without_code
 
