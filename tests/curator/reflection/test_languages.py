@@ -118,6 +118,19 @@ def test_arabic_and_hindi_have_tables_and_their_neighbours_keep_theirs() -> None
     assert quotes("من در شیراز زندگی می‌کنم و پرستار هستم.") == ["من در شیراز زندگی می‌کنم و پرستار هستم."]
 
 
+def test_vietnamese_has_a_table() -> None:
+    """Judged by length alone, "Hôm nay mệt quá, mai nói tiếp nhé." (so tired today, more
+    tomorrow) stood beside a seafood allergy, and a batch's few places went to it."""
+    assert detect("Tôi làm kế toán ở Đà Lạt.") == "vi"
+    assert detect("Eu trabalho em Lisboa como enfermeira.") == "pt"
+
+    def quotes(text: str) -> list[str]:
+        return [s.quote for s in statements([turn(1, text)], person="Alex")]
+
+    assert quotes("Cảm ơn nhé! Hôm nay mệt quá, mai nói tiếp nha.") == []
+    assert quotes("Chồng mình bị dị ứng đậu phộng. Bạn gợi ý món gì không?") == ["Chồng mình bị dị ứng đậu phộng."]
+
+
 def test_a_line_of_code_ending_in_a_semicolon_is_still_code() -> None:
     from curator.reflection.statements import without_code
 
