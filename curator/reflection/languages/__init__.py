@@ -259,7 +259,7 @@ _ENGLISH_STOP = frozenset([
 def detect(text: str) -> str:
     """The language of ``text``: a table's code, ``"en"``, or ``""`` when none fits.
 
-    Script first (kana: Japanese; Han alone: Chinese; Cyrillic: Russian; Hangul: Korean; Arabic and
+    Script first (kana: Japanese; Han alone: Chinese; Cyrillic: Russian; Hangul: Korean; Thai; Arabic and
     Devanagari: Arabic and Hindi when their stop words are there), then, for Latin
     text, the table whose stop words occur most (English's own short list included).
     """
@@ -272,6 +272,8 @@ def detect(text: str) -> str:
         return "ru" if "ru" in tables() else ""
     if script == "hangul":
         return "ko" if "ko" in tables() else ""
+    if script == "thai":
+        return "th" if "th" in tables() else ""
     # Persian and Urdu share Arabic's script, Marathi and Nepali Hindi's: the table only where
     # its own words are in the text, or a sentence in them would be judged by the wrong lists.
     for code, name in (("ar", "arabic"), ("hi", "devanagari")):

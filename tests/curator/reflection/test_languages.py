@@ -131,6 +131,19 @@ def test_vietnamese_has_a_table() -> None:
     assert quotes("Chồng mình bị dị ứng đậu phộng. Bạn gợi ý món gì không?") == ["Chồng mình bị dị ứng đậu phộng."]
 
 
+def test_thai_has_a_table() -> None:
+    """Split at its spaces but judged by length alone, a Thai chat's requests ("… หน่อยค่ะ",
+    "please …") were offered as the person's facts."""
+    assert detect("ผมทำงานเป็นวิศวกรที่ภูเก็ตครับ") == "th"
+
+    def quotes(text: str) -> list[str]:
+        return [s.quote for s in statements([turn(1, text)], person="Alex")]
+
+    assert quotes("สวัสดีครับ อยากได้คำแนะนำเรื่องอาหารหน่อยครับ") == []
+    assert quotes("ขอบคุณครับ วันนี้ง่วงมาก") == []
+    assert quotes("ภรรยาผมเป็นเบาหวานครับ ช่วยแนะนำเมนูได้ไหมครับ") == ["ภรรยาผมเป็นเบาหวานครับ"]
+
+
 def test_a_line_of_code_ending_in_a_semicolon_is_still_code() -> None:
     from curator.reflection.statements import without_code
 
