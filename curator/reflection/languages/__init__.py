@@ -280,8 +280,8 @@ def detect(text: str) -> str:
         if script == name:
             if code == "ar" and not _NOT_ARABIC.isdisjoint(text):
                 return ""
-            words = {w.casefold() for w in _WORD_RE.findall(text)}
-            return code if code in tables() and words & set(tables()[code].lists["stop"]) else ""
+            found = {w.casefold() for w in _WORD_RE.findall(text)}
+            return code if code in tables() and found & set(tables()[code].lists["stop"]) else ""
     if script != "latin":
         return ""
     words = [w.casefold() for w in _WORD_RE.findall(text)]
