@@ -1177,7 +1177,7 @@ _POLITE_TAIL = re.compile(r"(?:んですが|のですが|んですけど|です�
 
 
 def _ends_with_request(body: str, table: Table) -> bool:
-    tail = body.rstrip(" 。.!！?？」』)")
+    tail = body.rstrip(" 。.!！?？」』)।؟")
     tails = {tail, _POLITE_TAIL.sub("", tail)}
     return any(t.endswith(entry) for t in tails for entry in table.lists.get("request", ()) if len(entry) >= 3)
 

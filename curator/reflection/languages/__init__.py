@@ -119,7 +119,7 @@ class Table:
                     # else a run of openers set off together ("Pues mira, ...", "Ah et sinon,
                     # ..."): all of it goes
                 if len(folded) == cut or not folded[cut].isalnum() or not self.spaced:
-                    text = stripped[cut:].lstrip(" ,.!;:、，。！-–—")
+                    text = stripped[cut:].lstrip(" ,.!;:、，。！،؛-–—")
                     break
             else:
                 return stripped
