@@ -442,6 +442,14 @@ def test_a_verb_left_in_the_first_person_is_refused(said: str, memory: str) -> N
                                                     .replace("jeżdżę", "jeździ"))
 
 
+def test_a_thai_memory_that_keeps_the_speakers_polite_particle_is_refused() -> None:
+    """Qwen 1.5B wrote "ผู้ใช้เป็นหอบหืดค่ะ." (the user has asthma, ma'am): "ค่ะ" is the speaker's
+    own voice, as "I" is in English."""
+    said = _unnamed("ฉันเป็นพยาบาลที่ภูเก็ตค่ะ")
+    assert "keeps the first person" in problems(said, "ผู้ใช้เป็นพยาบาลที่ภูเก็ตค่ะ")
+    assert "keeps the first person" not in problems(said, "ผู้ใช้เป็นพยาบาลที่ภูเก็ต")
+
+
 def test_the_laughter_a_model_keeps_leaves_its_memory() -> None:
     from curator.reflection.rewording import worded
 
