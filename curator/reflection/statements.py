@@ -841,9 +841,10 @@ _CHATTER = re.compile(r"^\W*(?:I\s+(?:\S+\s+)?agree\b[^.!?]{0,20}[.!?]*\s*$|"
                       r"(?:days?|weeks?|months?)[^.!?]{0,20}[.!?]*\s*$|"
                       r"(?:it['’]s\s+)?been\s+(?:so\s+|really\s+)?(?:hectic|crazy|busy|wild)(?:\s+for\s+me)?"
                       r"(?:\s+lately)?[.!?]*\s*$|"
-                      # An answer that needs the question before it ("probably within two years"):
+                      # An answer that needs the question before it ("probably within two years"), four
+                      # words at most ("About 3 years ago I moved to Leeds" is news):
                       r"(?:probably|maybe|perhaps|hopefully|definitely|not\s+sure|roughly|around|about)\b"
-                      r"[^.!?]{0,30}[.!?]+\s*$|"
+                      r"(?:\s+[^\s.!?]+){0,3}\s*[.!?]+\s*$|"
                       # Leaving the chat ("ok gotta go, talk soon"), read in chats that store no name:
                       r"(?:ok(?:ay)?,?\s+)?(?:I\s+)?(?:gotta|got\s+to|have\s+to|need\s+to|must)\s+"
                       r"(?:go|run|dash|head\s+(?:off|out))\b(?:\s+now)?(?:[,\s]+(?:talk|speak|see\s+you|chat)\s+"
@@ -918,12 +919,18 @@ def without_code(text: str) -> str:
     if "```" not in text and not any(c in text for c in "(=;{"):
         return text
     text = _FENCED.sub("\n", text)
-    return "\n".join(line for line in text.split("\n") if not _CODE_LINE.search(line) or _PROSE_LINE.search(line))
+    return "\n".join(line for line in text.split("\n") if not _CODE_LINE.search(line) or _prose(line))
 
 
-# A line of words that only ends in ";" is prose: Greek asks its questions so ("Μπορείς να με
-# βοηθήσεις με ένα πρόγραμμα διατροφής;"), and a whole Greek message was dropped as code.
-_PROSE_LINE = re.compile(r"^[^(){}\[\]=<>;]*(?:\s+[^\s(){}\[\]=<>;]+){4,}\s*;\s*$")
+def _prose(line: str) -> bool:
+    """Whether a line that ends in ";" is words, not code: five words or more, no other ";" and
+    no bracket or "=". Greek asks its questions so ("Μπορείς να με βοηθήσεις με ένα πρόγραμμα
+    διατροφής;"), and a whole Greek message was dropped as a line of code."""
+    return (line.rstrip().endswith(";") and line.count(";") == 1 and len(line.split()) >= 5
+            and _CODE_SIGNS.search(line) is None)
+
+
+_CODE_SIGNS = re.compile(r"[(){}\[\]=<>]")
 
 
 def _by_language(text: str, spoken: str = "") -> tuple[str, list[tuple[str, Table | None]]]:

@@ -463,6 +463,9 @@ def test_a_vital_fact_that_points_back_is_still_offered(said: str, memory: str) 
     # An answer that needs its question leaves the memory; the news after it stays.
     ("maybe next spring. i work as a paramedic in leeds and my wife teaches art",
      "The user works as a paramedic in leeds and their wife teaches art."),
+    # ... but a sentence that opens so and goes on with news is the news.
+    ("About 3 years ago I moved to Leeds. I work at the hospital there.",
+     "About 3 years ago the user moved to Leeds. They work at the hospital there."),
     # A second verb after "and" agrees with the person too; one after "to" or a modal does not.
     ("I walk to school with my kids every morning and love the routine",
      "The user walks to school with their kids every morning and loves the routine."),
