@@ -458,10 +458,10 @@ def test_a_vital_fact_that_points_back_is_still_offered(said: str, memory: str) 
 @pytest.mark.parametrize(("said", "memory"), [
     # What the person then asks of the chat, after the news.
     ("I'm lactose intolerant, so please don't suggest anything with cream.", "The user is lactose intolerant."),
-    ("I moved my whole team to poetry last spring, please don't give me pip commands",
-     "The user moved their whole team to poetry last spring."),
+    ("fyi I'm on a mac at work. our team moved to pnpm last year, please don't suggest npm commands",
+     "The user is on a mac at work. Their team moved to pnpm last year."),
     # An answer that needs its question leaves the memory; the news after it stays.
-    ("maybe next spring. i work as a paramedic in leeds and my wife teaches art",
+    ("probably within two years. i work as a paramedic in leeds and my wife teaches art",
      "The user works as a paramedic in leeds and their wife teaches art."),
     # ... but a sentence that opens so and goes on with news is the news.
     ("About 3 years ago I moved to Leeds. I work at the hospital there.",
