@@ -47,7 +47,7 @@ def _hidden(text: str, i: int) -> bool:
     after = text[i + 1] if i + 1 < len(text) else ""
     cp = ord(ch)
     if 0xFE0E <= cp <= 0xFE0F:
-        return not before or not (_pictograph(before) or before.isdigit() or before in "#*")
+        return not (before and (_pictograph(before) or before.isdigit() or before in "#*"))
     if cp in (0x200C, 0x200D) and before and after and _letter(before) and _letter(after):
         return False
     if cp == 0x200D and before and after:

@@ -35,6 +35,8 @@ _MARKS = ("\u0300-\u036f\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06
 _WORD_RE = re.compile(rf"[^\W\d_](?:[^\W\d_]|[{_MARKS}])*(?:['’][^\W\d_]+)?", re.UNICODE)
 # Letters of Persian and Urdu that Arabic does not write.
 _NOT_ARABIC = frozenset("پچژگڤٹڈڑںےھکی")
+# Scripts one table reads though other languages write them too.
+_SHARED_SCRIPTS = {"arabic": "ar", "devanagari": "hi"}
 _LIST_KEYS = ("stop", "self", "listener", "request", "greeting", "thanks", "small_talk", "joining",
               "correction", "negation", "instruction", "lasting", "passing", "dates", "pointing", "moments",
               "loose", "tail", "vital", "so", "said_as_i", "their")
@@ -276,12 +278,12 @@ def detect(text: str) -> str:
         return "th" if "th" in tables() else ""
     # Persian and Urdu share Arabic's script, Marathi and Nepali Hindi's: the table only where
     # its own words are in the text, or a sentence in them would be judged by the wrong lists.
-    for code, name in (("ar", "arabic"), ("hi", "devanagari")):
-        if script == name:
-            if code == "ar" and not _NOT_ARABIC.isdisjoint(text):
-                return ""
-            found = {w.casefold() for w in _WORD_RE.findall(text)}
-            return code if code in tables() and found & set(tables()[code].lists["stop"]) else ""
+    reader = _SHARED_SCRIPTS.get(script)
+    if reader is not None:
+        if reader not in tables() or (reader == "ar" and not _NOT_ARABIC.isdisjoint(text)):
+            return ""
+        found = {w.casefold() for w in _WORD_RE.findall(text)}
+        return reader if found & set(tables()[reader].lists["stop"]) else ""
     if script != "latin":
         return ""
     words = [w.casefold() for w in _WORD_RE.findall(text)]
