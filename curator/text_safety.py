@@ -27,9 +27,16 @@ def _pictograph(ch: str) -> bool:
     return ord(ch) > 0x2000 and unicodedata.category(ch) in ("So", "Sk")
 
 
+# Scripts whose words hold a zero-width joiner or non-joiner: Arabic, Syriac and Thaana, the
+# Indic scripts from Devanagari to Sinhala, Tibetan, Myanmar, Khmer, Mongolian. Nowhere else is
+# one writing: between Cyrillic letters it would split "игнорируй" out of the instruction checks.
+_JOINING_SCRIPTS = ((0x0600, 0x07BF), (0x0860, 0x0DFF), (0x0F00, 0x109F), (0x1780, 0x18AF))
+
+
 def _letter(ch: str) -> bool:
-    """A letter or vowel sign of a script beyond Latin (Persian, Hindi, Bengali ...)."""
-    return ord(ch) >= 0x0370 and unicodedata.category(ch)[0] in "LM"
+    """A letter or vowel sign of a script that joins with them (Persian, Hindi, Bengali ...)."""
+    cp = ord(ch)
+    return any(low <= cp <= high for low, high in _JOINING_SCRIPTS) and unicodedata.category(ch)[0] in "LM"
 
 
 def _hidden(text: str, i: int) -> bool:
