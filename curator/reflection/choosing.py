@@ -37,6 +37,7 @@ BATCH_OFFER = 5  # statements a batch offers, best ranked first
 OFFER_PER_FACT = 2  # statements a micro-reflection offers per fact it may keep
 PLANTED = "an instruction-like statement, flagged"
 FOUND_CORRECTION = "a correction found by code"
+FOLDED = "a fact its chat corrected, found by code"
 CHOSEN = "chosen by the model"
 MIN_SHARED_NAMES = 2  # names, places or months a correction shares with the fact it corrects
 
@@ -143,8 +144,13 @@ def select(found: Sequence[Statement], cap: int, offer: int,
     planted = [s for s in found if s.instruction][:cap]
     people = sorted({s.turn.speaker for s in found if s.turn.speaker})
     found = folded_corrections(found, existing, people)
-    fixes = [s for s in found if not s.instruction and corrected(s, existing, people)][:max(0, cap - len(planted))]
-    preset = [(s, PLANTED) for s in planted] + [(s, FOUND_CORRECTION) for s in fixes]
+    # A fact the chat itself corrected (folded above) is code's to propose, as a correction of a
+    # known fact is: left to a small chooser, the first value alone could stay staged, the
+    # correction unseen ("vive en Lyon", then "no, vive en Grenoble, no en Lyon").
+    fixes = [s for s in found if not s.instruction and (s.earlier is not None or corrected(s, existing, people))]
+    fixes = fixes[:max(0, cap - len(planted))]
+    preset = [(s, PLANTED) for s in planted] + [(s, FOLDED if s.earlier is not None else FOUND_CORRECTION)
+                                                for s in fixes]
     room = cap - len(preset)
     offered = tuple(s for s in found if not s.instruction and s not in fixes)[:offer]
     return Selection(tuple(preset), Menu(offered, room) if offered and room > 0 else None)

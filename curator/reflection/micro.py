@@ -28,6 +28,7 @@ from curator.reflection.choosing import (
     CHOOSER_PROMPT,
     CHOSEN,
     FINDS,
+    FOLDED,
     OFFER_PER_FACT,
     corrected,
     more_choices,
@@ -68,7 +69,7 @@ from curator.reflection.schemas import (
     parse_micro_output,
     short,
 )
-from curator.reflection.statements import statements, title_of
+from curator.reflection.statements import Statement, statements, title_of
 from curator.review.staging import StagingArea
 from curator.sources.turns import IndexedTurn
 from curator.vault.paths import VaultPaths
@@ -520,9 +521,19 @@ class MicroReflector:
         # before it in the chat, so a model wording it is not shown one.
         found = [replace(s, previous=None) for s in statements(turns) if normalise_quote(s.evidence) in in_excerpt]
         selection = select(found, max_facts, OFFER_PER_FACT * max_facts, existing)
-        picked = [(s, how, "code") for s, how in selection.preset]
-        reply = ModelReply("", model=self.model.model_name)
+        picked: list[tuple[Statement, str, str]] = []
         not_worded: list[ItemRejection] = []
+        for s, how in selection.preset:
+            by = "code"
+            if how == FOLDED and self.writer == "reword":
+                # A capable model words the fact as corrected; when its wording does not stand,
+                # or it finds nothing lasting, code's quote of both sentences is proposed.
+                kept, refused = worded(self.model, [(s, "Facts")])
+                if kept:
+                    s, by = kept[0][0], kept[0][2]
+                    not_worded += refused
+            picked.append((s, how, by))
+        reply = ModelReply("", model=self.model.model_name)
         if selection.menu is not None:
             try:
                 reply = self.model.call(CHOOSER_PROMPT, selection.menu.variables(), None, CHOOSER_DEFAULTS)

@@ -122,7 +122,13 @@ def _compound(before: str) -> bool:
 
 
 # The person and someone of theirs as one subject: "my partner and I", "me and my sister".
-_WITH_ME = re.compile(r"\b(?:[Mm]y ((?:[a-z]+ ){0,2}?[a-z]+(?: [A-Z][a-z]+)?) (?:and|&) I\b(?!['’])|"
+# The words of a companion are a noun and its adjectives ("my older sister"), never a verb: "my
+# wife does bedtime and I do naps" is two clauses, and read as one made "The user and their wife
+# does bedtime do naps".
+_NOT_COMPANION = (r"(?!(?:does|do|did|is|are|was|were|has|have|had|goes|went|gets|got|makes|made|takes|took|"
+                  r"can|could|will|would|should|likes|loves|wants|works|lives|says|said|handles|cooks|drives)\b)")
+_WITH_ME = re.compile(rf"\b(?:[Mm]y ((?:{_NOT_COMPANION}[a-z]+ ){{0,2}}?{_NOT_COMPANION}[a-z]+(?: [A-Z][a-z]+)?) "
+                      r"(?:and|&) I\b(?!['’])|"
                       r"[Mm]e and my ((?:[a-z]+ ){0,2}?[a-z]+(?: [A-Z][a-z]+)?)\b)")
 # "We" in a memory about the person is them and theirs: "The user and their partner adopted a
 # greyhound. We're thinking about moving" -> "They're thinking about moving"; "Melanie's kids are

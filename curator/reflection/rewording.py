@@ -45,7 +45,7 @@ from curator.reflection.languages import (
     without_person_labels,
 )
 from curator.reflection.ports import GenerationDefaults, ModelCancelled, ModelClient
-from curator.reflection.rephrase import is_first_person
+from curator.reflection.rephrase import is_first_person, quoted_words
 from curator.reflection.schemas import ItemRejection, load_json_object
 from curator.reflection.statements import (
     ATTACHED,
@@ -101,7 +101,12 @@ def said(statement: Statement) -> str:
     their words with their name, or the model could not say whose fact it is."""
     person = who(statement)
     if person and person.casefold() not in statement.memory.casefold():
-        return f'{person} said: "{ATTACHED.sub("", statement.quote).strip()}"'
+        words = statement.quote
+        if statement.earlier is not None:
+            # A fact its chat corrected: the first sentence with the new value, not the
+            # correction alone ("salgo tarde los miércoles, no los lunes" lost the electrician).
+            words = (quoted_words(statement.memory) or [words])[0]
+        return f'{person} said: "{ATTACHED.sub("", words).strip()}"'
     return statement.memory
 
 
@@ -286,6 +291,8 @@ def _refused_by_gates(statement: Statement, memory: str) -> list[str]:
     the statement; refused here, code's wording stands instead.
     """
     turns = [statement.turn]
+    if statement.earlier is not None:
+        turns.insert(0, statement.earlier.turn)  # a corrected fact cites both turns
     if statement.previous is not None and _borrowed(statement, memory):
         turns.insert(0, statement.previous)
     verdict = check_item(memory, turns, threshold=DEFAULT_SUPPORT)

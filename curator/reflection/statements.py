@@ -465,10 +465,20 @@ _CHAT_WORD = re.compile(r"(?<![\w'’.-])(?:i(?=['’](?:m|ve|ll|d)\b)|(?:" + "|
                         + r")(?![\w'’-]|\.\w))", re.IGNORECASE)
 
 
+# What happens within the hour is of the moment, whatever it is about.
+_WITHIN_THE_HOUR = re.compile(r"\b(?:in|within)\s+(?:an|one|a\s+few|a\s+couple\s+of|a\s+half|half\s+an|"
+                              r"\d+|two|five|ten|fifteen|twenty|thirty)\s+(?:hour|hr|minutes?|mins?|secs?)\b|"
+                              r"\bin\s+a\s+(?:bit|sec|second|minute|min)\b", re.IGNORECASE)
+
+
+# "bc" for "because" in lower case only: "BC" is British Columbia.
+_BECAUSE = re.compile(r"(?<![\w'’.-])(?:bc|b/c|cuz|coz|'cause|’cause)(?![\w'’-])")
+
+
 def typed_out(sentence: str) -> str:
-    """``sentence`` with a chat's lower-case "i", "im", "u" and apostrophe-less "dont" spelled out
-    ("im dyslexic so keep it short if u can" -> "I'm dyslexic so keep it short if you can")."""
-    return _CHAT_WORD.sub(_spelled, sentence)
+    """``sentence`` with a chat's lower-case "i", "im", "u", "bc" and apostrophe-less "dont" spelled
+    out ("im dyslexic so keep it short if u can" -> "I'm dyslexic so keep it short if you can")."""
+    return _BECAUSE.sub("because", _CHAT_WORD.sub(_spelled, sentence))
 
 
 def _spelled(match: re.Match[str]) -> str:
@@ -494,6 +504,8 @@ def _kept_sentences(text: str, listeners: frozenset[str] = frozenset(),
             continue
         if _THANKS.match(sentence):
             continue  # "Thanks for being a great friend": what is left would be a fragment
+        if _WITHIN_THE_HOUR.search(sentence):
+            continue  # "ok my shift starts in an hour, gotta go": the next hour is not a memory
         if _SHOWING.match(sentence) and not _SINGULAR.search(sentence):
             continue  # "Here's a pic from when we met up last week": it shows, it tells nothing
         if _LOOK.match(_SMALL_TALK.sub("", sentence).strip()):
@@ -608,7 +620,7 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
                 continue
             if len(group) == 1 and _POINTING_INSIDE.search(quote):
                 continue  # "Going to those places is on my to-do list": which places?
-            lasting = _lasting_part(said)
+            lasting = _vital_reason(_lasting_part(said))
             if all(_CHATTER.search(sentence) for sentence in lasting):
                 continue  # "I hope it's going well!" said of the listener's business: nothing of the person's
             memory = _DOUBLE_HYPHEN.sub(" – ", _EXCLAIMED.sub(".", _retold(_without_chatter(lasting), speaker)))
@@ -670,6 +682,29 @@ def _lasting_part(group: Sequence[str]) -> list[str]:
     """
     kept = [sentence for sentence in group if not _CATCH_UP.search(sentence)]
     return kept or list(group)
+
+
+# What must never be forgotten, said as the reason for something of the moment: "I can't take
+# it myself because I'm allergic to penicillin lol so I got paranoid", "no cheese for me since
+# I'm lactose intolerant". The reason is the memory; up to a laugh, a "so", "but" or a comma.
+_VITAL_REASON = re.compile(r"\b(?:because|since|as)\s+(?P<fact>I(?:['’]m|\s+am|\s+have|['’]ve\s+got|\s+get)\s+"
+                           r"[^,;.!?]*?)(?=\s+(?:lol|lmao|haha\w*|so|but|and\s+(?:so|I|that))\b|[,;.!?]|$)",
+                           re.IGNORECASE)
+
+
+def _vital_reason(lasting: list[str]) -> list[str]:
+    """The reason alone, when what it explains tells nothing lasting of the person (a pointing
+    "it", an ear infection of a child's today): the quote keeps the whole turn."""
+    for sentence in lasting:
+        match = _VITAL_REASON.search(sentence)
+        if match is None or not any(stem(w.lower()) in _VITAL for w in _words(match.group("fact"))):
+            continue
+        rest = " ".join(lasting).replace(match.group(0), " ")
+        if rank_of(rest) >= 2:
+            return lasting  # "I work as a nurse and skip the cake because I'm diabetic": more news than the reason
+        fact = match.group("fact").strip()
+        return [fact[:1].upper() + fact[1:] + "."]
+    return lasting
 
 
 def _without_chatter(lasting: list[str]) -> list[str]:
@@ -996,6 +1031,8 @@ def _foreign_statements(turn: IndexedTurn, found: Sequence[tuple[str, Table | No
             continue
         sentence = _before_the_question(sentence, table)
         rank = _foreign_rank(sentence, table)
+        if rank <= 0 and table is not None and (news := _after_the_opening(sentence, table)):
+            sentence, rank = news, _foreign_rank(news, table)
         if rank <= 0:
             continue
         body = sentence
@@ -1035,6 +1072,29 @@ def _before_the_question(sentence: str, table: Table | None) -> str:
     return sentence
 
 
+def _after_the_opening(sentence: str, table: Table) -> str:
+    """The person's news after a comma, when the sentence opens by asking or pointing back:
+    "Das ist ein uraltes Monolith-Projekt bei uns, ich bin Backend-Entwickler bei einer
+    Versicherung in Köln" -> "ich bin Backend-Entwickler ..."; "Und bitte keine Rot/Grün-
+    Markierungen, ich hab eine Rot-Grün-Schwäche". The clause must speak of the speaker (a word of
+    ``self``, or what an assistant must never forget) and stand as a statement of its own; "" when
+    none does. A question stays a question."""
+    if not table.spaced or asks(sentence):
+        return ""
+    body = table.strip_joining(table.strip_openers(sentence))
+    if not (table.starts("request", body) or table.starts("pointing", body)):
+        return ""
+    for cut in (i for i, ch in enumerate(sentence) if ch == ","):
+        clause = table.strip_joining(sentence[cut + 1:].strip())
+        if table.starts("request", clause) or table.starts("pointing", clause):
+            continue
+        if not (table.has("self", clause) or table.has("vital", clause)):
+            continue
+        if _foreign_rank(clause, table) > 0:
+            return clause[:1].upper() + clause[1:]
+    return ""
+
+
 def _stands(head: str, table: Table) -> bool:
     """Whether the clauses before a cut say enough alone: four words, or two that hold what an
     assistant must never forget ("Istriku vegetarian", "Soy celíaca")."""
@@ -1050,7 +1110,8 @@ def _without_listener_tail(body: str, table: Table) -> str:
     cuts = [i for i, ch in enumerate(body) if ch == ","]
     for cut in reversed(cuts):
         head = body[:cut]
-        if not table.has("listener", body[cut + 1:]):
+        # "..., nada de queso ni nata porfa": a "please" asks the assistant too.
+        if not (table.has("listener", body[cut + 1:]) or table.has("please", body[cut + 1:])):
             continue
         if table.has("listener", head) or not _stands(head, table):
             return body
@@ -1157,8 +1218,10 @@ def _foreign_rank(sentence: str, table: Table | None) -> float:
     # news about something known, whatever its words: it is weighed like a lasting cue.
     dated = table.count("dates", body) + numbers
     fixes = 1.0 if dated and table.count("correction", body) else 0.0
-    score = (table.count("lasting", body) + VITAL_EXTRA * table.count("vital", body) + 0.5 * min(dated, 2) + fixes
-             + 0.75 * min(names, 3) - 0.75 * table.count("passing", body))
+    cues = table.count("lasting", body) + VITAL_EXTRA * table.count("vital", body)
+    if numbers and not (cues or names or fixes or own):
+        return 0.0  # an hour or a day and nothing it is the time of, nor whose: "El 15 del mes que viene."
+    score = cues + 0.5 * min(dated, 2) + fixes + 0.75 * min(names, 3) - 0.75 * table.count("passing", body)
     if score <= 0:
         return 0.0  # nothing lasting in it: a mood, an opinion, a wish for the moment
     return round(score + (0.25 if own else 0.0), 2)

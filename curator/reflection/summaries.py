@@ -37,6 +37,7 @@ from curator.reflection.ports import (
     GenerationDefaults,
     ModelCancelled,
     ModelClient,
+    ModelReply,
     NullDocumentIndex,
 )
 from curator.reflection.schemas import SchemaError, clean_text
@@ -348,21 +349,26 @@ class SummaryWriter:
         """
         found = [s for s in statements(usable) if not s.instruction]
         selection = select(found, SUMMARY_STATEMENTS, SUMMARY_OFFER)
-        if selection.menu is None:
+        # A fact the chat corrected is code's to keep, as it is for a memory (``select``).
+        kept = [s for s, _how in selection.preset]
+        if selection.menu is None and not kept:
             return SummaryResult("skipped", error="nothing the people said about themselves to summarise")
-        try:
-            reply = self.model.call(CHOOSER_PROMPT, selection.menu.variables(), None, CHOOSER_DEFAULTS)
-            chosen = selection.menu.read(reply.text)
-            chosen += more_choices(self.model, selection.menu, reply.text, chosen)
-        except ModelCancelled as exc:
-            return SummaryResult("cancelled", error=str(exc))
-        except SchemaError as exc:
-            return SummaryResult("aborted", error=f"unparsable model output: {exc}")
-        except Exception as exc:
-            return SummaryResult("aborted", error=f"model call failed: {type(exc).__name__}: {exc}")
-        if not chosen:
+        reply = ModelReply("", model=self.model.model_name)
+        if selection.menu is not None:
+            try:
+                reply = self.model.call(CHOOSER_PROMPT, selection.menu.variables(), None, CHOOSER_DEFAULTS)
+                chosen = selection.menu.read(reply.text)
+                chosen += more_choices(self.model, selection.menu, reply.text, chosen)
+            except ModelCancelled as exc:
+                return SummaryResult("cancelled", error=str(exc))
+            except SchemaError as exc:
+                return SummaryResult("aborted", error=f"unparsable model output: {exc}")
+            except Exception as exc:
+                return SummaryResult("aborted", error=f"model call failed: {type(exc).__name__}: {exc}")
+            kept += [s for s, _c in chosen]
+        if not kept:
             return SummaryResult("skipped", error="the model chose no statement")
-        text = " ".join(s.proposed for s, _c in sorted(chosen, key=lambda pair: pair[0].turn.number))
+        text = " ".join(s.proposed for s in sorted(kept, key=lambda s: s.turn.number))
         grounding = ground_summary(text, usable)
         doc = self.summaries.create(user_id, instruction, text, (usable[0].number, usable[-1].number),
                                     model=reply.model or self.model.model_name, trigger=trigger,

@@ -474,3 +474,60 @@ def test_a_vital_fact_that_points_back_is_still_offered(said: str, memory: str) 
 ])
 def test_requests_answers_and_a_second_verb_in_english(said: str, memory: str) -> None:
     assert memories(said) == [memory]
+
+
+# Read in long, chatty chats that store no name (a ChatGPT export in English, LM Studio in German,
+# Jan in Spanish): each of these was a card that needed an edit, or no card at all.
+@pytest.mark.parametrize(("said", "memory"), [
+    # "my wife does bedtime" is no companion of "I": it read "The user and their wife does bedtime do naps".
+    ("my wife does bedtime and i do naps on my days off bc i work 12 hour shifts as a paramedic",
+     "The user's wife does bedtime and they do naps on their days off because the user works 12 hour shifts "
+     "as a paramedic."),
+    ("my partner and i adopted a greyhound last year", "The user and their partner adopted a greyhound last year."),
+    # What must never be forgotten, said as a reason for something of the moment, is the memory alone.
+    ("also random but can toddlers have amoxicillin? one of them has an ear infection and the doc prescribed it. "
+     "i can't take it myself bc i'm allergic to penicillin lol so i got paranoid",
+     "The user is allergic to penicillin."),
+    ("no cheese for me please since I'm lactose intolerant", "The user is lactose intolerant."),
+    # ... but not where the rest holds news of its own.
+    ("I work as a nurse and I skip the cake because I'm diabetic",
+     "The user works as a nurse and skips the cake because they're diabetic."),
+    # "BC" in capitals is British Columbia, not "because".
+    ("I live in BC and I teach math", "The user lives in BC and teaches math."),
+])
+def test_a_long_chatty_english_chat(said: str, memory: str) -> None:
+    assert memories(said) == [memory]
+
+
+@pytest.mark.parametrize("said", [
+    "good call. ok my shift starts in an hour, gotta go",
+    "I'm heading to the gym in 20 minutes",
+])
+def test_what_happens_within_the_hour_is_no_memory(said: str) -> None:
+    assert memories(said) == []
+
+
+@pytest.mark.parametrize(("said", "memory"), [
+    # A sentence that opens by pointing back or asking: the news after the comma.
+    ("keine Ahnung, bestimmt 400. Das ist ein uraltes Monolith-Projekt bei uns, ich bin Backend-Entwickler bei "
+     "einer Versicherung in Köln und wir schleppen das seit 2012 mit",
+     'The user said: "Ich bin Backend-Entwickler bei einer Versicherung in Köln und wir schleppen das seit 2012 mit"'),
+    ("ja gerne. Und bitte keine knalligen Rot/Grün-Markierungen in Beispielen, ich hab eine Rot-Grün-Schwäche und "
+     "seh das in Diffs eh nicht",
+     'The user said: "Ich hab eine Rot-Grün-Schwäche und seh das in Diffs eh nicht"'),
+    # An opener that carries no news, and a "please" after the news.
+    ("ojo que soy intolerante a la lactosa, nada de queso ni nata porfa",
+     'The user said: "Soy intolerante a la lactosa."'),
+])
+def test_the_news_after_an_opening_that_asks_or_points_back(said: str, memory: str) -> None:
+    assert memories(said) == [memory]
+
+
+@pytest.mark.parametrize("said", [
+    "Kannst du mir bitte helfen, ich bin Lehrerin?",  # a question stays a question
+    "Das war lecker, das koche ich wieder",  # no clause of the speaker's own after the comma
+    "el 15 del mes que viene.",  # a date and nothing it is the date of
+    "buena idea. bueno me voy a dormir que mañana entro a las 8, gracias por todo!!",  # leaving the chat
+])
+def test_no_news_after_the_opening(said: str) -> None:
+    assert memories(said) == []

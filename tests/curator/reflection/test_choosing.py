@@ -176,8 +176,11 @@ def test_a_batch_after_the_session_end_does_not_stage_the_fact_its_chat_correcte
     turns.add(3, "Tengo dos gatos que se llaman Luna y Sol.", speaker="user")
     turns.add(4, "¡Qué bonitos!", role="assistant", speaker="Assistant")
     turns.add(5, "Uy espera, me equivoqué antes: no es Zaragoza, es Huesca, me mudé el año pasado.", speaker="user")
-    micro = MicroReflector(vault, store, VaultKnowledgeIndex(store), ScriptedModel([{"keep": [
-        {"number": 1, "category": "Facts"}]}]), Settings(), clock=clock, writer="choose")
+    # The model keeps nothing: a fact its chat corrected is code's to propose all the same (read on
+    # a long Spanish chat, where the bundled model chose other sentences and "vive en Lyon" stayed
+    # staged, its correction "vive en Grenoble, no en Lyon" unseen).
+    micro = MicroReflector(vault, store, VaultKnowledgeIndex(store), ScriptedModel([{"keep": []}]), Settings(),
+                           clock=clock, writer="choose")
     first = micro.run(USER, entries_from_turns(list(turns.turns.values())), trigger="session_end")
     assert first.status == "completed", first.error
     [folded] = first.staged

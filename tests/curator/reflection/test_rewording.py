@@ -11,7 +11,7 @@ from fakes.reflection import USER, FakeTurns, ScriptedModel
 from curator.clock import ManualClock
 from curator.engine import Engine
 from curator.reflection.batch import BatchReflector
-from curator.reflection.choosing import new_fact, select
+from curator.reflection.choosing import FOLDED, new_fact, select
 from curator.reflection.knowledge import VaultKnowledgeIndex
 from curator.reflection.languages import detect
 from curator.reflection.micro import MicroReflector, entries_from_turns
@@ -189,8 +189,10 @@ def test_a_fact_corrected_in_the_same_chat_is_one_memory_in_any_language(turns: 
     ]
     for fact, fix, memory in cases:
         selection = select(_chat(turns, fact, fix), 4, 8)
-        assert selection.menu is not None and not selection.preset
-        [folded] = selection.menu.offered
+        # Code's to propose, whatever a small model chooses (test_choosing.py).
+        assert selection.menu is None
+        [(folded, how)] = selection.preset
+        assert how == FOLDED
         assert folded.memory == memory
         assert folded.earlier is not None and folded.earlier.turn.number == 1 and folded.turn.number == 3
         item = new_fact(folded, "Facts", "chosen")
@@ -266,7 +268,7 @@ def test_a_wording_that_drops_the_day_or_brings_its_own_words_is_refused(turns: 
     turns.turns.clear()
     turns.add(1, "Trabajo como electricista en Sevilla y salgo tarde los lunes.", speaker="user")
     turns.add(2, "Perdona, salgo tarde los miércoles, no los lunes.", speaker="user")
-    [folded] = select(statements(turns.turns.values(), person="Lucía"), 4, 8).menu.offered  # type: ignore[union-attr]
+    [(folded, _how)] = select(statements(turns.turns.values(), person="Lucía"), 4, 8).preset
     assert problems(folded, "Lucía trabaja como electricista en Sevilla y sale tarde los miércoles.") == []
     assert problems(folded, "Lucía trabaja como electricista en Sevilla.") == ["leaves out 'miércoles'"]
 
@@ -457,3 +459,29 @@ def test_the_laughter_a_model_keeps_leaves_its_memory() -> None:
     model = ScriptedModel([{"memory": "用户对花生过敏，上次同事请吃点心差点出事哈哈。"}, YES])
     [(kept, _category, by)], _rejected = worded(model, [(found, "Facts")])
     assert (by, kept.memory) == ("the model", "用户对花生过敏，上次同事请吃点心差点出事。")
+
+
+@pytest.mark.parametrize(("reply", "body"), [
+    ({"memory": "La persona trabaja como electricista en Sevilla y sale tarde los miércoles."},
+     "La persona trabaja como electricista en Sevilla y sale tarde los miércoles."),
+    # Nothing lasting, says the model: the fact the chat corrected is proposed all the same, as code quotes it.
+    ({"memory": "NONE"}, 'The user said: "Trabajo como electricista en Sevilla y salgo tarde los lunes." '
+                         'The user said: "Salgo tarde los miércoles, no los lunes."'),
+])
+def test_a_capable_model_words_the_fact_its_chat_corrected(
+        vault: VaultPaths, store: DocumentStore, turns: FakeTurns, clock: ManualClock,
+        reply: dict[str, str], body: str) -> None:
+    turns.add(1, "Trabajo como electricista en Sevilla y salgo tarde los lunes.", speaker="user")
+    turns.add(2, "¡Entendido!", role="assistant", speaker="Assistant")
+    turns.add(3, "Perdona, salgo tarde los miércoles, no los lunes.", speaker="user")
+    model = ScriptedModel([reply, YES])
+    micro = MicroReflector(vault, store, VaultKnowledgeIndex(store), model, Settings(), clock=clock, writer="reword")
+    result = micro.run(USER, entries_from_turns(list(turns.turns.values())), trigger="session_end")
+    assert result.status == "completed", result.error
+    assert model.calls[0]["prompt"] == "batch_reworder"  # no menu to choose from: code proposes it
+    [doc] = [Document.load(vault.user(USER).root / s.path) for s in result.staged]
+    # The model reads the first sentence with the corrected day, not the correction alone.
+    assert model.calls[0]["variables"]["said"] == \
+        'La persona said: "Trabajo como electricista en Sevilla y salgo tarde los miércoles."'
+    assert doc.body.strip() == body
+    assert doc.get("source_turns") == [1, 3]
