@@ -551,6 +551,11 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
     for turn in turns:
         if turn.role == "user" and isinstance(turn.text, str):
             written[turn.conversation] = written.get(turn.conversation, "") + " " + without_code(turn.text)
+    told: dict[str, int] = {}
+    for turn in turns:
+        if isinstance(turn.text, str):
+            told[turn.conversation] = told.get(turn.conversation, 0) + _emotes(turn.text)
+    stories = {conversation for conversation, words in told.items() if words >= STORY_WORDS}
     # The language the person writes each chat in, where they wrote enough to tell.
     language = {conversation: detect(text) for conversation, text in written.items()
                 if len(text.split()) >= UNKNOWN_MIN_WORDS * 2}
@@ -571,7 +576,9 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
         together[key] = named_here
         groups: list[list[str]] = []
         spoken: dict[str, str] = {}
-        in_character = role_play(turn.text)
+        # In a chat told as a story, a turn with an emote of its own ("*si siede al bancone* Una
+        # birra scura ...") is said in character, however short the emote.
+        in_character = role_play(turn.text) or (turn.conversation in stories and _emotes(turn.text) > 0)
         for part in spoken_parts(turn.text):
             english, foreign = _by_language(part, language.get(turn.conversation, ""))
             found = _foreign_statements(turn, foreign, speaker)
@@ -792,6 +799,9 @@ _ASKS_AFTER = re.compile(r",\s*(?:so\s+|and\s+)?(?:please\b|pls\b|plz\b|can\s+yo
 
 
 # Laughter before a comma, inside the sentence: the quote keeps it, the memory does not.
+# "..., remember that": said to the assistant about the news before it.
+_REMEMBER_THAT = re.compile(r",?\s+(?:(?:please\s+)?(?:remember|keep\s+in\s+mind|note)\s+(?:that|this)|"
+                            r"(?:just\s+)?so\s+you\s+know|fyi)\s*([.!]*)\s*$", re.IGNORECASE)
 _MID_LAUGHTER = re.compile(r"\s+(?:lol|lmao|haha\w*)(?=\s*,)", re.IGNORECASE)
 
 
@@ -801,7 +811,8 @@ def _without_verdict(sentence: str) -> str:
     sentence = LAUGHTER.sub(r"\1", sentence).strip() or sentence  # "... for weeks lol."
     sentence = _MID_LAUGHTER.sub("", sentence)  # "my cat would hate it lol, my mom is allergic to cats"
     sentence = _THOUGH.sub(r"\1", sentence)  # "I do climb twice a week though"
-    for after, least in ((_SO_URGENT, MIN_WORDS), (_SO_LIKE_THIS, MIN_WORDS), (_ASKS_AFTER, 2)):
+    for after, least in ((_SO_URGENT, MIN_WORDS), (_SO_LIKE_THIS, MIN_WORDS), (_ASKS_AFTER, 2),
+                         (_REMEMBER_THAT, MIN_WORDS)):
         hurry = after.search(sentence)
         if hurry is not None and len(sentence[:hurry.start()].split()) >= least:
             sentence = sentence[:hurry.start()].rstrip(" ,;") + "."  # "I have a 2 year old so it's urgent"
@@ -928,6 +939,17 @@ _NARRATION = re.compile(r"\*[^*\n]{2,}\*")
 ROLE_PLAY_WORDS = 8  # narration this long makes the turn a story told in character
 
 
+# Narration in a whole chat that makes it a story: the turns read are often the person's alone
+# (a session's end reads only theirs).
+STORY_WORDS = ROLE_PLAY_WORDS
+
+
+def _emotes(text: str) -> int:
+    """Words of narration in ``text``, counting emotes of two words or more ("*si siede al
+    bancone*"): one starred word is emphasis ("I *really* mean it")."""
+    return sum(n for m in _NARRATION.finditer(text) if (n := len(m.group(0).split())) >= 2)
+
+
 def role_play(text: str) -> bool:
     """Whether ``text`` narrates a scene ("*He rises to his feet, hand on the hilt.*"): what is
     said around such narration is said in character, not about the writer's own life. A short
@@ -935,9 +957,15 @@ def role_play(text: str) -> bool:
     return sum(len(m.group(0).split()) for m in _NARRATION.finditer(text)) >= ROLE_PLAY_WORDS
 
 
+# Out of character in a role-play chat: "(OOC: sono di turno in pronto soccorso ...)", "((brb))".
+_OUT_OF_CHARACTER = re.compile(r"^\s*\(+\s*(?:OOC\s*[:：-]?\s*)?(?P<said>[^()]*?)\s*\)+\s*$", re.IGNORECASE)
+
+
 def spoken_parts(text: str) -> list[str]:
-    """The stretches of ``text`` outside role-play narration and code, each judged on its own."""
-    return [part for part in _NARRATION.split(without_code(text)) if part.strip()]
+    """The stretches of ``text`` outside role-play narration and code, each judged on its own;
+    a turn said out of character in brackets is read without them."""
+    parts = [part for part in _NARRATION.split(without_code(text)) if part.strip()]
+    return [m.group("said") if (m := _OUT_OF_CHARACTER.match(part)) else part for part in parts]
 
 
 # Code pasted into a chat ("def fold(seq):\n    result = model.predict(seq)") is the work, not
@@ -1015,7 +1043,8 @@ def in_their_words(speaker: str, sentence: str) -> str:
 
 # Laughter after the news ("..., donc mes soirées sont prises par les copies, lol.", "...加班挺多的，
 # 哈哈。"): the memory quotes the person's words without it.
-LAUGHTER = re.compile(r"(?:(?:[,;，、]\s*|\s+)(?:lol|lmao|mdr|ptdr|haha\w*|hihi|hehe|jaja\w*|jeje\w*|kkk+|xd|ахах\w*|"
+LAUGHTER = re.compile(r"(?:(?:[,;，、]\s*|\s+)(?:lol|lmao|mdr|ptdr|haha\w*|ahah\w*|rsrs\w*|hihi|hehe|jaja\w*|"
+                       r"jeje\w*|kkk+|xd|ахах\w*|"
                        r"[ㅋㅎ]{2,}|ㅠ{2,})"
                        r"|[,，、]?\s*(?:哈哈+|呵呵|嘿嘿|（笑）|\(笑\)|ｗｗ+))+\s*([.!?。！？]*)\s*$", re.IGNORECASE)
 
@@ -1048,6 +1077,7 @@ def _foreign_statements(turn: IndexedTurn, found: Sequence[tuple[str, Table | No
         if table is not None and table.spaced:
             body = _without_so_tail(_without_passing_tail(_without_listener_tail(table.strip_tail(body), table), table),
                                     table)
+            body = _without_passing_head(body, table)
         body = body[:1].upper() + body[1:]
         out.append(Statement(turn, sentence, in_their_words(speaker, body), _plain_title(body), rank,
                              person=speaker))
@@ -1064,12 +1094,30 @@ def _before_the_question(sentence: str, table: Table | None) -> str:
         return sentence
     vital = table.count("vital", sentence)
     if not vital:
-        return sentence
+        return _news_before_asking(sentence, table)
     for cut in (i for i, ch in enumerate(sentence) if ch == ","):
         head = sentence[:cut]
         if table.count("vital", head) == vital:
             return head.rstrip(" ,;") + "." if len(table.words(head)) >= MIN_WORDS else sentence
     return sentence
+
+
+FRAGMENT_WORDS = 6  # at most, a sentence that is only a place or a time ("El 15 del mes que viene.")
+SHORT_QUESTION = 6  # words of a last clause that only asks about the news before it
+
+
+def _news_before_asking(sentence: str, table: Table) -> str:
+    """The person's news before a short last clause that asks about it ("Кстати, я уже год учу
+    Python по вечерам и закончил курс по SQL, это можно упомянуть?" -> "... курс по SQL."): the
+    clauses before the last comma, when they speak of the speaker and hold a lasting cue."""
+    cut = sentence.rfind(",")
+    if cut <= 0:
+        return sentence
+    head, tail = sentence[:cut], sentence[cut + 1:]
+    if (len(table.words(tail)) > SHORT_QUESTION or asks(head) or not table.has("self", head)
+            or not table.has("lasting", head) or len(table.words(head)) < MIN_WORDS):
+        return sentence
+    return head.rstrip(" ,;") + "."
 
 
 def _after_the_opening(sentence: str, table: Table) -> str:
@@ -1137,6 +1185,23 @@ def _without_passing_tail(body: str, table: Table) -> str:
             or not _stands(head, table)):
         return body
     return head.rstrip(" ,;") + "."
+
+
+def _without_passing_head(body: str, table: Table) -> str:
+    """``body`` without a first clause of the moment before the news ("Scusate se rispondo lento
+    stasera, sono di turno in pronto soccorso, faccio l'infermiere a Bergamo" -> "Sono di turno
+    ..."): one that holds a word of the moment and no lasting cue, name or number, before a comma,
+    when what follows stands alone and holds a lasting cue. The quote keeps it."""
+    cut = body.find(",")
+    if cut <= 0:
+        return body
+    head, rest = body[:cut], body[cut + 1:].strip()
+    if (not table.has("passing", head) or table.has("lasting", head) or table.has("self", head)
+            or table.has("dates", head) or any(ch.isdigit() for ch in head)
+            or (not table.capital_nouns and any(w[:1].isupper() for w in head.split()[1:]))
+            or not table.has("lasting", rest) or not _stands(rest, table)):
+        return body
+    return rest[:1].upper() + rest[1:]
 
 
 def _without_so_tail(body: str, table: Table) -> str:
@@ -1219,8 +1284,10 @@ def _foreign_rank(sentence: str, table: Table | None) -> float:
     dated = table.count("dates", body) + numbers
     fixes = 1.0 if dated and table.count("correction", body) else 0.0
     cues = table.count("lasting", body) + VITAL_EXTRA * table.count("vital", body)
-    if numbers and not (cues or names or fixes or own):
-        return 0.0  # an hour or a day and nothing it is the time of, nor whose: "El 15 del mes que viene."
+    if table.spaced and (dated or names) and not (cues or fixes or own) and size <= FRAGMENT_WORDS:
+        # Places, an hour or a day, and nothing of the speaker's: "El 15 del mes que viene.",
+        # "São Miguel de certeza, talvez Pico" (where a trip goes), "Ya, el jueves la llevo."
+        return 0.0
     score = cues + 0.5 * min(dated, 2) + fixes + 0.75 * min(names, 3) - 0.75 * table.count("passing", body)
     if score <= 0:
         return 0.0  # nothing lasting in it: a mood, an opinion, a wish for the moment

@@ -531,3 +531,52 @@ def test_the_news_after_an_opening_that_asks_or_points_back(said: str, memory: s
 ])
 def test_no_news_after_the_opening(said: str) -> None:
     assert memories(said) == []
+
+
+@pytest.mark.parametrize(("said", "memory"), [
+    # Out of character in a role-play chat, in brackets: the apology of the moment goes, the job stays.
+    ("(OOC: scusate se rispondo lento stasera, sono di turno in pronto soccorso, faccio l'infermiere a Bergamo)",
+     'The user said: "Sono di turno in pronto soccorso, faccio l\'infermiere a Bergamo"'),
+    ("(OOC: ah e per la cronaca non mi piacciono le scene troppo splatter, sono un po' impressionabile nonostante "
+     "il lavoro lol)",
+     'The user said: "Non mi piacciono le scene troppo splatter, sono un po\' impressionabile nonostante il lavoro"'),
+    # The news before a short clause that asks about it.
+    ("Кстати, я уже год учу Python по вечерам и закончил курс по SQL, это можно упомянуть?",
+     'The user said: "Я уже год учу Python по вечерам и закончил курс по SQL."'),
+    # Openers, laughter and "remember that" leave the quote; a "please" and what follows it too.
+    ("hmm, tenho um problema no joelho direito desde um acidente de mota há três anos, talvez seja demasiado",
+     'The user said: "Tenho um problema no joelho direito desde um acidente de mota há três anos."'),
+    ("top. ik heb trouwens hooikoorts, dus liefst geen planten die veel stuiven",
+     'The user said: "Ik heb trouwens hooikoorts."'),
+    ("nice. btw I always write commit messages in the imperative and I prefer squash merges, remember that",
+     "The user always writes commit messages in the imperative and prefers squash merges."),
+    # A routine said without "I" is news, place and all.
+    ("Sobre todo con tortugas. Y los fines de semana hago submarinismo en Jávea.",
+     'The user said: "Los fines de semana hago submarinismo en Jávea."'),
+])
+def test_what_a_long_chat_says_around_the_news(said: str, memory: str) -> None:
+    assert memories(said) == [memory]
+
+
+@pytest.mark.parametrize("said", [
+    "Uns 10 dias. São Miguel de certeza, talvez Pico",  # where a trip goes: places, nothing of the person's
+    "ок. собеседование в четверг, я уже нервничаю",  # a day and a mood
+    "Какие вопросы обычно задают на собеседовании аналитика, если я раньше работал бухгалтером?",  # asks
+])
+def test_a_place_a_day_or_a_question_is_no_memory(said: str) -> None:
+    assert memories(said) == []
+
+
+def test_a_line_said_in_character_in_a_story_is_no_memory() -> None:
+    """SillyTavern: each emote is short, but the chat is a story, and "a dark beer and something to
+    eat" is ordered in character; what the writer says out of character is still read."""
+    story = ["*si siede al bancone* Una birra scura e qualcosa da mangiare, oste.",
+             "*posa un boccale* Stufato di cinghiale, il migliore della valle.",
+             "*posa delle monete sul bancone* Mi serve una guida per le montagne del nord.",
+             "*indica un uomo nell'angolo* Lui.",
+             "(OOC: sono di turno in pronto soccorso stasera, faccio l'infermiere a Bergamo)"]
+    assert memories(*story) == [
+        'The user said: "Sono di turno in pronto soccorso stasera, faccio l\'infermiere a Bergamo"']
+    # One starred word is emphasis, not a story.
+    assert memories("I *really* love my job as a nurse in Leeds", "Nice!",
+                    "We *so* want a dog, my partner and I live in a flat in Leeds") != []
