@@ -548,13 +548,13 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
     # Who "we" is: the companion the person named in their turn before ("my partner and I").
     together: dict[tuple[str, str], str | None] = {}
     written: dict[str, str] = {}
+    told: dict[str, int] = {}  # words of narration in each chat
     for turn in turns:
-        if turn.role == "user" and isinstance(turn.text, str):
+        if not isinstance(turn.text, str):
+            continue
+        told[turn.conversation] = told.get(turn.conversation, 0) + _emotes(turn.text)
+        if turn.role == "user":
             written[turn.conversation] = written.get(turn.conversation, "") + " " + without_code(turn.text)
-    told: dict[str, int] = {}
-    for turn in turns:
-        if isinstance(turn.text, str):
-            told[turn.conversation] = told.get(turn.conversation, 0) + _emotes(turn.text)
     stories = {conversation for conversation, words in told.items() if words >= STORY_WORDS}
     # The language the person writes each chat in, where they wrote enough to tell.
     language = {conversation: detect(text) for conversation, text in written.items()
@@ -798,10 +798,10 @@ _ASKS_AFTER = re.compile(r",\s*(?:so\s+|and\s+)?(?:please\b|pls\b|plz\b|can\s+yo
                          r"[^.!?]*[.!?]*\s*$", re.IGNORECASE)
 
 
-# Laughter before a comma, inside the sentence: the quote keeps it, the memory does not.
 # "..., remember that": said to the assistant about the news before it.
 _REMEMBER_THAT = re.compile(r",?\s+(?:(?:please\s+)?(?:remember|keep\s+in\s+mind|note)\s+(?:that|this)|"
                             r"(?:just\s+)?so\s+you\s+know|fyi)\s*([.!]*)\s*$", re.IGNORECASE)
+# Laughter before a comma, inside the sentence: the quote keeps it, the memory does not.
 _MID_LAUGHTER = re.compile(r"\s+(?:lol|lmao|haha\w*)(?=\s*,)", re.IGNORECASE)
 
 
