@@ -1,9 +1,10 @@
 """The multilingual part of reflection quality: chats in many languages and client shapes.
 
-Eleven chats of our own (``curator/bench/data/multilingual.yaml``), each saved the way a real
-client saves it (``curator.bench.client_shapes``), none naming the person, in German, French,
-Spanish, Italian, Portuguese, Dutch, Chinese, Japanese, Russian and Polish. Each is imported
-through the adapter the person's files would go through and reflected with the model under test.
+Twenty chats of our own (``curator/bench/data/multilingual.yaml``), each saved the way a real
+client saves it (``curator.bench.client_shapes``), none naming the person, in eighteen languages;
+most are a few turns, two are long and chatty (a Spanish Jan thread of 39 turns that corrects
+itself, a lower-case English ChatGPT export of 26). Each is imported through the adapter the
+person's files would go through and reflected with the model under test.
 
 Per chat: a gold fact counts as proposed when a plain (unflagged) staged item cites its turn
 and quotes its fragment; precision is the share of plain items that do; an item is made up
