@@ -465,10 +465,13 @@ _CHAT_WORD = re.compile(r"(?<![\w'’.-])(?:i(?=['’](?:m|ve|ll|d)\b)|(?:" + "|
                         + r")(?![\w'’-]|\.\w))", re.IGNORECASE)
 
 
-# What happens within the hour is of the moment, whatever it is about.
+# What happens within the hour is of the moment, whatever it is about: "my shift starts in an
+# hour", "heading to the gym in 20 minutes". Not a time a thing takes ("I run a mile in 7 minutes").
 _WITHIN_THE_HOUR = re.compile(r"\b(?:in|within)\s+(?:an|one|a\s+few|a\s+couple\s+of|a\s+half|half\s+an|"
                               r"\d+|two|five|ten|fifteen|twenty|thirty)\s+(?:hour|hr|minutes?|mins?|secs?)\b|"
                               r"\bin\s+a\s+(?:bit|sec|second|minute|min)\b", re.IGNORECASE)
+_SOON = re.compile(r"\b(?:starts?|starting|begins?|leav(?:e|ing)|head(?:ing)?|going|gotta|got\s+to|have\s+to|"
+                   r"need\s+to|will|['’]ll|be\s+back|back)\b", re.IGNORECASE)
 
 
 # "bc" for "because" in lower case only: "BC" is British Columbia.
@@ -504,7 +507,7 @@ def _kept_sentences(text: str, listeners: frozenset[str] = frozenset(),
             continue
         if _THANKS.match(sentence):
             continue  # "Thanks for being a great friend": what is left would be a fragment
-        if _WITHIN_THE_HOUR.search(sentence):
+        if _WITHIN_THE_HOUR.search(sentence) and _SOON.search(sentence):
             continue  # "ok my shift starts in an hour, gotta go": the next hour is not a memory
         if _SHOWING.match(sentence) and not _SINGULAR.search(sentence):
             continue  # "Here's a pic from when we met up last week": it shows, it tells nothing

@@ -505,6 +505,9 @@ def test_a_long_chatty_english_chat(said: str, memory: str) -> None:
 ])
 def test_what_happens_within_the_hour_is_no_memory(said: str) -> None:
     assert memories(said) == []
+    # ... but the time a thing takes is no moment.
+    assert memories("I run 5k in 24 minutes these days, training for my first half marathon") == [
+        "The user runs 5k in 24 minutes these days, training for their first half marathon."]
 
 
 @pytest.mark.parametrize(("said", "memory"), [
