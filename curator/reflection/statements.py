@@ -1073,7 +1073,9 @@ def _foreign_statements(turn: IndexedTurn, found: Sequence[tuple[str, Table | No
             body = _peel_label(table.strip_openers(body, detached=True) if table else body, table)
             if table is not None:
                 joined = table.strip_joining(body)
-                body = joined if len(table.words(joined) if table.spaced else joined) >= MIN_WORDS else body
+                # "아 그리고 저는 채식주의자예요." -> "저는 채식주의자예요.": two words that hold a vital fact stand.
+                stands = _stands(joined, table) if table.spaced else len(joined) >= MIN_WORDS
+                body = joined if stands else body
             if body == before:
                 break
         body = LAUGHTER.sub(r"\1", body).strip() or body

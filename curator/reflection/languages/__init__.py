@@ -115,8 +115,10 @@ class Table:
                     continue
                 if (detached and self.spaced and folded[cut:].lstrip(" ")[:1].isalnum()
                         and entry not in self.lists["loose"]):
-                    after = self.strip_joining(stripped[cut:].lstrip(" "))
-                    if self.strip_openers(after, detached=True) == after:
+                    rest = stripped[cut:].lstrip(" ")
+                    after = self.strip_joining(rest)
+                    # "Aha i żona pracuje ...": an "and" after it sets the opener off as a comma would.
+                    if after == rest and self.strip_openers(after, detached=True) == after:
                         continue  # part of the clause ("Übrigens laufe ich"): a quote keeps it
                     # else a run of openers set off together ("Pues mira, ...", "Ah et sinon,
                     # ..."): all of it goes

@@ -583,3 +583,20 @@ def test_a_line_said_in_character_in_a_story_is_no_memory() -> None:
     # One starred word is emphasis, not a story.
     assert memories("I *really* love my job as a nurse in Leeds", "Nice!",
                     "We *so* want a dog, my partner and I live in a flat in Leeds") != []
+
+
+def test_an_opener_then_and_leaves_the_quote_and_more_vital_words() -> None:
+    """A twelfth set (a Claude.ai export in Polish, Jan in Korean, a JSONL log in Turkish): "Aha i
+    żona ...", "아 그리고 저는 채식주의자예요." kept their "and"; dyslexia was no cue in Turkish."""
+    polish = memories("Cześć, potrzebuję pomocy z budżetem domowym", "Chętnie pomogę.",
+                      "aha i żona pracuje na pół etatu w przedszkolu w Poznaniu")
+    assert polish == ['The user said: "Żona pracuje na pół etatu w przedszkolu w Poznaniu"']
+    korean = memories("안녕하세요, 일본 여행 일정 좀 같이 짜주실 수 있나요?", "물론이죠!",
+                      "아 그리고 저는 채식주의자예요.")
+    assert korean == ['The user said: "저는 채식주의자예요."']
+    turkish = memories("Merhaba, İngilizce öğrenmeye yeniden başlamak istiyorum", "Harika.",
+                       "bu arada disleksim var, uzun metinler okumak bana zor geliyor")
+    assert 'The user said: "Disleksim var, uzun metinler okumak bana zor geliyor"' in turkish
+    # "Übrigens laufe ich ...": an opener that is part of the clause stays.
+    assert memories("Übrigens laufe ich jeden Sonntag zehn Kilometer mit meinem Verein.") == [
+        'The user said: "Übrigens laufe ich jeden Sonntag zehn Kilometer mit meinem Verein."']
