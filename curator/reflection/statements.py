@@ -1181,15 +1181,24 @@ def _without_passing_tail(body: str, table: Table) -> str:
     if cut <= 0:
         return body
     tail, head = body[cut + 1:], body[:cut]
-    words = table.words(tail)
     # "..., y hoy ha sido un día larguísimo", "..., belki soruları müzikle ilgili yapabiliriz"
     # ("maybe we could ..."), "..., die hilft mir vielleicht" ("she may help me").
-    if (not words or not table.has("passing", tail)
-            or table.has("lasting", tail) or any(ch.isdigit() for ch in tail)
-            or (not table.capital_nouns and any(w[:1].isupper() for w in tail.split()[1:]))
-            or not _stands(head, table)):
+    if not _of_the_moment(tail, table) or not _stands(head, table):
         return body
     return head.rstrip(" ,;") + "."
+
+
+def _of_the_moment(clause: str, table: Table) -> bool:
+    """Whether a clause holds a word of the moment (the table's ``passing``) and no lasting cue,
+    name or number."""
+    return (table.has("passing", clause) and not table.has("lasting", clause)
+            and not any(ch.isdigit() for ch in clause) and not _names_a_name(clause, table))
+
+
+def _names_a_name(clause: str, table: Table) -> bool:
+    """Whether a word after the clause's first is capitalised, where a capital marks a name (not
+    in German, whose nouns all have one)."""
+    return not table.capital_nouns and any(w[:1].isupper() for w in clause.split()[1:])
 
 
 def _without_passing_head(body: str, table: Table) -> str:
@@ -1201,9 +1210,7 @@ def _without_passing_head(body: str, table: Table) -> str:
     if cut <= 0:
         return body
     head, rest = body[:cut], body[cut + 1:].strip()
-    if (not table.has("passing", head) or table.has("lasting", head) or table.has("self", head)
-            or table.has("dates", head) or any(ch.isdigit() for ch in head)
-            or (not table.capital_nouns and any(w[:1].isupper() for w in head.split()[1:]))
+    if (not _of_the_moment(head, table) or table.has("self", head) or table.has("dates", head)
             or not table.has("lasting", rest) or not _stands(rest, table)):
         return body
     return rest[:1].upper() + rest[1:]
@@ -1224,8 +1231,7 @@ def _without_so_tail(body: str, table: Table) -> str:
     tail, head = body[cut + 1:], body[:cut]
     if (table.has("lasting", tail) or table.has("dates", tail)
             or any(ch.isdigit() for ch in tail)
-            or (not table.capital_nouns and any(w[:1].isupper() for w in tail.split()[1:]))
-            or not _stands(head, table)):
+            or _names_a_name(tail, table) or not _stands(head, table)):
         return body
     return head.rstrip(" ,;") + "."
 
