@@ -58,9 +58,11 @@ _ABBREVIATION_RE = re.compile(r"(?:^|\s)(?:St|Dr|Mr|Mrs|Ms|Mt|Jr|Sr|Prof|vs|etc|
 _LOWER_START_AFTER = re.compile(r"(?:^|\s)[^\W\d_]{3,}(?:\.|[!?]+)[\"'”’»)]*\s+$|[!?]+[\"'”’»)]*\s+$")
 _SHORTENED = frozenset(["approx", "incl", "excl", "etc", "min", "max", "esp", "dept", "est", "misc", "appt",
                         "tel", "vol", "bzw", "usw", "ggf", "inkl", "evtl", "vgl", "ca", "aprox", "pág"])
-# Two-letter English words that end sentences; no abbreviation is one of them.
+# Two-letter words that end sentences; no abbreviation is one of them. Besides English, the "yes",
+# "no" and particles chats in other languages end a sentence on ("lama banget ya. aku kerja ...").
 _SHORT_WORDS = frozenset(["it", "me", "us", "up", "so", "go", "do", "ok", "on", "in", "to", "at", "be", "by",
-                          "my", "we", "he", "of", "or", "is", "am"])
+                          "my", "we", "he", "of", "or", "is", "am",
+                          "ya", "ja", "si", "da", "na", "oh", "ah", "eh", "ha"])
 _SHORT_WORD_END = re.compile(r"(?:^|\s)([A-Za-z]{2})\.[\"'”’»)]*\s+$")
 # "am 15. Januar": a German ordinal before a month is no sentence end.
 _ORDINAL_DATE = re.compile(r"\b\d{1,2}\.\s+(?:jan|feb|mär|apr|mai|jun|jul|aug|sep|okt|nov|dez)", re.IGNORECASE)

@@ -155,11 +155,18 @@ class Table:
             if not folded.startswith(entry):
                 continue
             rest = text[len(entry):]
-            if self.spaced and not rest[:1].isspace():
+            if self.spaced and not rest[:1].isspace() and not self._attached(entry, rest):
                 continue  # "Et" of "Etienne", "e" of "era"
             rest = rest.lstrip(" ,，、")
             return rest[:1].upper() + rest[1:] if rest else text
         return text
+
+    def _attached(self, entry: str, rest: str) -> bool:
+        """Whether a one-letter "and" is written onto the next word, as Arabic writes "و": "وعندي"
+        is "and I have". Only before a word the speaker speaks of themselves with: "وقت" (time)
+        is a word of its own."""
+        first = rest.split(maxsplit=1)[0].casefold() if rest.strip() else ""
+        return len(entry) == 1 and bool(first) and any(_word_match(first, e) for e in self.lists.get("self", ()))
 
 
 def _word_match(word: str, entry: str) -> bool:

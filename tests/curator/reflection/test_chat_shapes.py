@@ -600,3 +600,32 @@ def test_an_opener_then_and_leaves_the_quote_and_more_vital_words() -> None:
     # "Übrigens laufe ich ...": an opener that is part of the clause stays.
     assert memories("Übrigens laufe ich jeden Sonntag zehn Kilometer mit meinem Verein.") == [
         'The user said: "Übrigens laufe ich jeden Sonntag zehn Kilometer mit meinem Verein."']
+
+
+def test_a_thirteenth_set_in_six_more_languages() -> None:
+    """Long chats in Indonesian (Ollama), Arabic (Open WebUI), Vietnamese (Jan) and Thai
+    (text-generation-webui), none storing a name: a reaction ended by "ya." opened the nurse's
+    memory, a goodbye with a child in it was a card, "yes" and an "and" written onto the next
+    word stayed in Arabic quotes, not drinking cow's milk and a barista's job were no cues, and
+    leaving for work was a card."""
+    indonesian = memories("halo, aku mau belajar masak rendang", "Halo! Untuk berapa orang?",
+                          "lama banget ya. aku kerja sebagai perawat di rumah sakit, jadi harus pas hari libur",
+                          "Bisa dimasak sehari sebelumnya.", "makasih banyak! udah dulu ya, anakku nangis")
+    assert indonesian == ['The user said: "Aku kerja sebagai perawat di rumah sakit."']
+    assert sentences("lama banget ya. aku kerja di sini") == ["lama banget ya.", "aku kerja di sini"]
+    arabic = memories("مرحبا، أحتاج مساعدة في تنظيم وقتي للدراسة", "أهلاً! هل تعمل أيضاً؟",
+                      "نعم أعمل في مقهى ثلاث أمسيات في الأسبوع", "هذا كثير مع الدراسة.",
+                      "وعندي أخ صغير أساعده في واجباته كل يوم بعد الظهر")
+    assert arabic == ['The user said: "عندي أخ صغير أساعده في واجباته كل يوم بعد الظهر"',
+                      'The user said: "أعمل في مقهى ثلاث أمسيات في الأسبوع"']
+    # "وقت" (time) opens with the same letter and is one word: it is not "and".
+    assert memories("وقتي ضيق جداً لأني أعمل في مقهى ثلاث أمسيات في الأسبوع") == [
+        'The user said: "وقتي ضيق جداً لأني أعمل في مقهى ثلاث أمسيات في الأسبوع"']
+    vietnamese = memories("chào bạn, mình muốn hỏi về cách quảng cáo quán cà phê", "Chào bạn!",
+                          "à mình không uống được sữa bò, nên quán có nhiều món với sữa yến mạch")
+    assert vietnamese == ['The user said: "Mình không uống được sữa bò."']
+    thai = memories("สวัสดีครับ อยากไปเที่ยวเชียงใหม่ช่วงปีใหม่ครับ", "ไปกี่วันครับ",
+                    "ชอบคาเฟ่ครับ ผมเป็นบาริสต้าที่กรุงเทพฯ เลยอยากไปดูร้านกาแฟดีๆ", "แนะนำนิมมานครับ",
+                    "ไม่เป็นไรครับ เดี๋ยวจองเอง ตอนนี้ต้องไปทำงานแล้ว")
+    assert 'The user said: "ผมเป็นบาริสต้าที่กรุงเทพฯ"' in thai
+    assert not [m for m in thai if "ต้องไปทำงาน" in m or "เลยอยาก" in m]
