@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from curator.index.text import STOP_WORDS, elide, stem
 from curator.reflection.gates.untrusted import instruction_reasons, invisible_characters
 from curator.reflection.languages import Table, detect, latin, tables
+from curator.reflection.layout import blocks, without_letters
 from curator.reflection.narrowing import sentences
 from curator.reflection.rephrase import (
     GENERIC_SPEAKERS,
@@ -129,6 +130,7 @@ _LASTING_WORDS = """
     live lives living moved move house flat apartment home city country born grew
     wife husband partner married sister brother mother mom mum father dad parents son daughter kids
     children family friend neighbour neighbor boyfriend girlfriend grandma grandpa cousin aunt uncle
+    baby babies toddler twins grandson granddaughter grandchild grandchildren grandkids grandmother grandfather
     dog cat pet puppy kitten horse bird collie
     allergic allergy vegetarian vegan diet eat eats gluten lactose diabetic health doctor medication
     learning learn studying study class course lessons degree school university college
@@ -431,6 +433,9 @@ _TELLING = re.compile(r"\b(?:I\s+)?(?:just\s+)?(?:wanted|want)\s+to\s+let\s+you\
 def _told(sentence: str) -> str:
     """``sentence`` without its "I wanted to let you know" ("... let you know I did X" -> "I did X")
     and without a request that follows the news in the same sentence (:data:`_THEN_ASKS`)."""
+    head = _ASKED_FIRST.match(sentence)
+    if head is not None and len(sentence[head.end():].split()) >= MIN_WORDS:
+        sentence = sentence[head.end():]
     asked = _THEN_ASKS.match(sentence.strip())
     if asked is not None and _SINGULAR.search(asked.group("news")) and len(asked.group("news").split()) >= MIN_WORDS:
         sentence = asked.group("news")
@@ -438,6 +443,14 @@ def _told(sentence: str) -> str:
     if rest == sentence.strip() or len(rest.split()) < MIN_WORDS:
         return sentence
     return rest[:1].upper() + rest[1:]
+
+
+# A question, then the news, said without a stop (dictated: "hmm ok and what should i grow i
+# really love tomatoes and peppers but my husband is on blood thinners ..."): the question is
+# the person asking, and it was retold with the news ("what should the user grows they ...").
+_ASKED_FIRST = re.compile(r"^\W*(?:(?:hmm+|ok(?:ay)?|so|and|um+|uh+|well)[,\s]+)*(?:what|how|which|where|when|why)\s+"
+                          r"(?:should|can|could|do|would|will|shall)\s+i\s+\w+(?:\s+\w+){0,3}?\s+(?=i\s)",
+                          re.IGNORECASE)
 
 
 # The news, then a request in the same sentence: "I'm lactose intolerant, so can you suggest a
@@ -897,7 +910,11 @@ _CHATTER = re.compile(r"^\W*(?:I\s+(?:\S+\s+)?agree\b[^.!?]{0,20}[.!?]*\s*$|"
                       # Leaving the chat ("ok gotta go, talk soon"), read in chats that store no name:
                       r"(?:ok(?:ay)?,?\s+)?(?:I\s+)?(?:gotta|got\s+to|have\s+to|need\s+to|must)\s+"
                       r"(?:go|run|dash|head\s+(?:off|out))\b(?:\s+now)?(?:[,\s]+(?:talk|speak|see\s+you|chat)\s+"
-                      r"(?:soon|later|tomorrow))?[.!?]*\s*$)",
+                      r"(?:soon|later|tomorrow))?[.!?]*\s*$|"
+                      # ... and where the person goes first ("ok i have to go pick up my grandson
+                      # from school now talk later"), when a sign-off ends it:
+                      r"(?:\S+\s+){0,2}(?:I\s+)?(?:have\s+to|gotta|got\s+to|need\s+to|must)\s+go\b[^.!?]{0,60}?"
+                      r"[,\s]+(?:talk|speak|chat)\s+(?:to\s+you\s+)?(?:soon|later|tomorrow)[.!?]*\s*$)",
                       re.IGNORECASE)
 
 
@@ -965,9 +982,11 @@ _OUT_OF_CHARACTER = re.compile(r"^\s*\(+\s*(?:OOC\s*[:：-]?\s*)?(?P<said>[^()]*
 
 
 def spoken_parts(text: str) -> list[str]:
-    """The stretches of ``text`` outside role-play narration and code, each judged on its own;
-    a turn said out of character in brackets is read without them."""
-    parts = [part for part in _NARRATION.split(without_code(text)) if part.strip()]
+    """The stretches of ``text`` outside role-play narration, code and pasted letters, each
+    paragraph and list item judged on its own; a turn said out of character in brackets is read
+    without them."""
+    parts = [part for block in blocks(without_letters(without_code(text)))
+             for part in _NARRATION.split(block) if part.strip()]
     return [m.group("said") if (m := _OUT_OF_CHARACTER.match(part)) else part for part in parts]
 
 

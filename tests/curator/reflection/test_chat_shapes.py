@@ -629,3 +629,30 @@ def test_a_thirteenth_set_in_six_more_languages() -> None:
                     "ไม่เป็นไรครับ เดี๋ยวจองเอง ตอนนี้ต้องไปทำงานแล้ว")
     assert 'The user said: "ผมเป็นบาริสต้าที่กรุงเทพฯ"' in thai
     assert not [m for m in thai if "ต้องไปทำงาน" in m or "เลยอยาก" in m]
+
+
+def test_a_fourteenth_set_of_layouts_people_type() -> None:
+    """A list of what matters, a pasted letter, a dictated question run into the news, a goodbye
+    with a sign-off, a new baby said after "Problem ist,": a fourteenth set (Open WebUI, LM
+    Studio, Jan, ChatGPT and Ollama chats that store no name)."""
+    listed = memories("Hola, quiero un plan de comidas para la semana. Te dejo lo importante:\n- soy celíaca\n"
+                      "- trabajo de 9 a 6 en una oficina en Valencia\n- tengo dos gatos")
+    assert 'The user said: "Soy celíaca"' in listed
+    assert 'The user said: "Trabajo de 9 a 6 en una oficina en Valencia"' in listed
+    assert not [m for m in listed if "plan de comidas" in m]  # asking the assistant for a plan
+    assert memories("Things you should know:\n1. I'm vegetarian\n2. I work nights as a nurse") == [
+        "The user is vegetarian.", "The user works nights as a nurse."]
+    # A letter pasted to be corrected is not the person talking: its "nicht mehr" corrected nothing.
+    letter = memories("Kannst du diesen Brief an meinen Vermieter korrigieren?\n\nSehr geehrter Herr Wagner,\n"
+                      "hiermit teile ich Ihnen mit, dass die Heizung in meiner Wohnung seit dem 3. Januar nicht "
+                      "mehr funktioniert.\nMit freundlichen Grüßen\nAnna Berger", "Gern.",
+                      "danke. ich wohne seit fünf Jahren in dieser Wohnung in Leipzig", "Gut.",
+                      "gute Idee. Problem ist, ich hab ein kleines Baby, die Kleine ist erst vier Monate alt, "
+                      "da geht es ohne Heizung echt nicht")
+    assert letter == ['The user said: "Ich wohne seit fünf Jahren in dieser Wohnung in Leipzig"',
+                      'The user said: "Ich hab ein kleines Baby, die Kleine ist erst vier Monate alt."']
+    dictated = memories("hmm ok and what should i grow i really love tomatoes and peppers but my husband is on "
+                        "blood thinners so he has to watch the leafy greens", "Tomatoes suit raised beds.",
+                        "perfect ok i have to go pick up my grandson from school now talk later")
+    assert dictated == ["The user really loves tomatoes and peppers but their husband is on blood thinners so he "
+                        "has to watch the leafy greens."]
