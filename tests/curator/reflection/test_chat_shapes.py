@@ -654,5 +654,9 @@ def test_a_fourteenth_set_of_layouts_people_type() -> None:
     dictated = memories("hmm ok and what should i grow i really love tomatoes and peppers but my husband is on "
                         "blood thinners so he has to watch the leafy greens", "Tomatoes suit raised beds.",
                         "perfect ok i have to go pick up my grandson from school now talk later")
+    # A friend's news, then "his wife told me he sleeps badly": whose wife is in the turn before.
+    friend = memories("Mon meilleur ami Karim vient de perdre son boulot et il ne va pas bien du tout", "Oh.",
+                      "pas vraiment, il reste chez lui. sa femme m'a dit qu'il dort mal")
+    assert friend == ['The user said: "Mon meilleur ami Karim vient de perdre son boulot et il ne va pas bien du tout"']
     assert dictated == ["The user really loves tomatoes and peppers but their husband is on blood thinners so he "
                         "has to watch the leafy greens."]
