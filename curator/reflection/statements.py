@@ -86,6 +86,12 @@ _SHOWING = re.compile(r"^(?:here['’]?s|here is)\s+(?:an?|this|that|my|our|the)
 _LOOK = re.compile(r"^(?:check\s+(?:it\s+)?out|check\s+(?=(?:my|this|these|our|out)\b)|look\s+at|"
                    r"take\s+a\s+look|have\s+a\s+look|see\s+(?=(?:my|this|these|our)\b))\b", re.IGNORECASE)
 _THANKS = re.compile(r"^(?:thanks|thank you|thx)\b(?!\s*[,.!])", re.IGNORECASE)
+# What is not so, said as if it were: "If I were a nurse I'd quit tomorrow lol" made the memory
+# "If the user was a nurse they'd quit tomorrow." A conditional that may come true ("If I get
+# the job I'll move to Leeds") is a plan, and stays.
+_UNREAL = re.compile(r"^\W*(?:(?:and|but|so|well|honestly|lol)[,\s]+)*(?:if\s+(?:only\s+)?i\s+(?:were|was)\b|"
+                     r"if\s+i\s+(?:had|could)\s+\w+[^.!?]*?\bi['’]?d\b|pretend\s+i['’]?m\b|imagine\s+i['’]?m\b)",
+                     re.IGNORECASE)
 # What a client notes beside the words ("[shares a photo: two men next to a basketball
 # machine]", "[image]"): not the person's words. Kept in a memory, it failed the form gate as
 # markup, and the fact beside it was lost ("my goal is to improve my shooting percentage").
@@ -464,7 +470,7 @@ _THEN_ASKS = re.compile(r"^(?P<news>.+?)(?:(?:,\s*(?:so|and|but)\s+|\s+[-–—]
                         r"(?:if|in\s+case|when(?:ever)?)\s+you)|"
                         # "im dyslexic so keep things short": the news, then what to do about it
                         r",?\s+so\s+(?:please\s+)?(?:keep|make|give|tell|use|write|help|suggest|send|show|remind|"
-                        r"explain)\b)\b.*$",
+                        r"explain|go\s+easy|be\s+(?:gentle|patient)|bear\s+with)\b)\b.*$",
                         re.IGNORECASE)
 
 
@@ -520,6 +526,8 @@ def _kept_sentences(text: str, listeners: frozenset[str] = frozenset(),
             continue
         if _THANKS.match(sentence):
             continue  # "Thanks for being a great friend": what is left would be a fragment
+        if _UNREAL.match(sentence):
+            continue
         if _WITHIN_THE_HOUR.search(sentence) and _SOON.search(sentence):
             continue  # "ok my shift starts in an hour, gotta go": the next hour is not a memory
         if _SHOWING.match(sentence) and not _SINGULAR.search(sentence):

@@ -660,3 +660,19 @@ def test_a_fourteenth_set_of_layouts_people_type() -> None:
     assert friend == ['The user said: "Mon meilleur ami Karim vient de perdre son boulot et il ne va pas bien du tout"']
     assert dictated == ["The user really loves tomatoes and peppers but their husband is on blood thinners so he "
                         "has to watch the leafy greens."]
+
+
+def test_what_is_not_so_is_no_memory_and_a_plan_is() -> None:
+    assert memories("If I were a nurse I'd quit tomorrow lol", "Ha!", "if i had a garden i'd grow tomatoes") == []
+    assert memories("If I get the job I'll move to Leeds") == ["If the user gets the job they'll move to Leeds."]
+    # Ill this week, then what the assistant should do about it: neither is a lasting memory.
+    assert memories("I'm sick this week so go easy on me") == []
+
+
+def test_hindi_typed_in_latin_letters_is_read_as_hindi() -> None:
+    """Hinglish: Hindi in Latin letters, with English words in it. Read by English patterns, "mujhe
+    peanuts se allergy hai" (I am allergic to peanuts) had no "I" and was lost."""
+    found = memories("yaar mujhe ek gift idea chahiye", "Sure!", "mujhe peanuts se allergy hai", "Noted.",
+                     "main ek software engineer hoon Bangalore mein", "Nice.", "aaj bahut thaka hoon")
+    assert found == ['The user said: "Mujhe peanuts se allergy hai"',
+                     'The user said: "Main ek software engineer hoon Bangalore mein"']
