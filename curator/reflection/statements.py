@@ -1122,7 +1122,11 @@ def _before_the_question(sentence: str, table: Table | None) -> str:
     yapacağız, tarif önerir misin?" -> "Ha bir de, laktoz intoleransım var."): the shortest run of
     whole clauses, up to a comma, that holds every vital word. Any other question is the
     person asking, and stays a question."""
-    if table is None or not table.spaced or not asks(sentence):
+    if table is None or not table.spaced:
+        return sentence
+    # Hindi asks at the end, without a question mark: "waise main Pune mein rehta hoon, koi local
+    # shop batao" (I live in Pune, tell me a local shop).
+    if not asks(sentence) and not (table.asks_at_end and _ends_with_request(sentence, table)):
         return sentence
     vital = table.count("vital", sentence)
     if not vital:

@@ -676,3 +676,7 @@ def test_hindi_typed_in_latin_letters_is_read_as_hindi() -> None:
                      "main ek software engineer hoon Bangalore mein", "Nice.", "aaj bahut thaka hoon")
     assert found == ['The user said: "Mujhe peanuts se allergy hai"',
                      'The user said: "Main ek software engineer hoon Bangalore mein"']
+    # The news before what the person asks at the end, in either script.
+    assert memories("waise main Pune mein rehta hoon, koi local shop batao") == [
+        'The user said: "Main Pune mein rehta hoon."']
+    assert memories("मैं पुणे में रहता हूँ, कोई दुकान बताइए") == ['The user said: "मैं पुणे में रहता हूँ."']
