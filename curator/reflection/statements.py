@@ -832,7 +832,7 @@ _MID_LAUGHTER = re.compile(r"\s+(?:lol|lmao|haha\w*)(?=\s*,)", re.IGNORECASE)
 def _without_verdict(sentence: str) -> str:
     """``sentence`` without a verdict on its own news, after it (see :data:`_VERDICT`) or before,
     and without the catching up said inside it (:data:`_SINCE_LAST`)."""
-    sentence = LAUGHTER.sub(r"\1", sentence).strip() or sentence  # "... for weeks lol."
+    sentence = LAUGHTER.sub(r"\1", without_aside(sentence)).strip() or sentence  # "... for weeks lol."
     sentence = _MID_LAUGHTER.sub("", sentence)  # "my cat would hate it lol, my mom is allergic to cats"
     sentence = _THOUGH.sub(r"\1", sentence)  # "I do climb twice a week though"
     for after, least in ((_SO_URGENT, MIN_WORDS), (_SO_LIKE_THIS, MIN_WORDS), (_ASKS_AFTER, 2),
@@ -1073,10 +1073,20 @@ def in_their_words(speaker: str, sentence: str) -> str:
 
 # Laughter after the news ("..., donc mes soirées sont prises par les copies, lol.", "...加班挺多的，
 # 哈哈。"): the memory quotes the person's words without it.
-LAUGHTER = re.compile(r"(?:(?:[,;，、]\s*|\s+)(?:lol|lmao|mdr|ptdr|haha\w*|ahah\w*|rsrs\w*|hihi|hehe|jaja\w*|"
-                       r"jeje\w*|kkk+|xd|ахах\w*|"
+_LAUGH_WORDS = r"lol|lmao|mdr|ptdr|haha\w*|ahah\w*|rsrs\w*|hihi|hehe|jaja\w*|jeje\w*|kkk+|xd|ахах\w*"
+LAUGHTER = re.compile(r"(?:(?:[,;，、]\s*|\s+)(?:" + _LAUGH_WORDS + r"|"
                        r"[ㅋㅎ]{2,}|ㅠ{2,})"
                        r"|[,，、]?\s*(?:哈哈+|呵呵|嘿嘿|（笑）|\(笑\)|ｗｗ+))+\s*([.!?。！？]*)\s*$", re.IGNORECASE)
+
+
+# A laughing aside after the news ("Tengo dos gatos (no es relevante jaja)", "I have 3 cats (don't
+# judge lol)"): the person's wink at the listener, which the memory leaves out.
+LAUGHING_ASIDE = re.compile(r"\s*\((?=[^()]*\b(?:" + _LAUGH_WORDS + r")\b)[^()]{1,80}\)\s*([.!?]*)\s*$", re.IGNORECASE)
+
+
+def without_aside(text: str) -> str:
+    """``text`` without a laughing aside at its end (:data:`LAUGHING_ASIDE`), when words are left."""
+    return LAUGHING_ASIDE.sub(r"\1", text).strip() or text
 
 
 def _foreign_statements(turn: IndexedTurn, found: Sequence[tuple[str, Table | None]],
@@ -1105,7 +1115,7 @@ def _foreign_statements(turn: IndexedTurn, found: Sequence[tuple[str, Table | No
                 body = joined if stands else body
             if body == before:
                 break
-        body = LAUGHTER.sub(r"\1", body).strip() or body
+        body = LAUGHTER.sub(r"\1", without_aside(body)).strip() or body
         if table is not None and table.spaced:
             body = _without_so_tail(_without_passing_tail(_without_listener_tail(table.strip_tail(body), table), table),
                                     table)

@@ -680,3 +680,11 @@ def test_hindi_typed_in_latin_letters_is_read_as_hindi() -> None:
     assert memories("waise main Pune mein rehta hoon, koi local shop batao") == [
         'The user said: "Main Pune mein rehta hoon."']
     assert memories("मैं पुणे में रहता हूँ, कोई दुकान बताइए") == ['The user said: "मैं पुणे में रहता हूँ."']
+
+
+def test_a_laughing_aside_after_the_news_is_left_out() -> None:
+    assert memories("Te dejo lo importante:\n- tengo dos gatos (no es relevante jaja)") == [
+        'The user said: "Tengo dos gatos"']
+    assert memories("I have 3 cats (don't judge lol)") == ["The user has 3 cats."]
+    # An aside that tells something stays.
+    assert memories("I work in Madrid (since 2019)") == ["The user works in Madrid (since 2019)"]
