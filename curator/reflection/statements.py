@@ -404,7 +404,14 @@ def _without_vocatives(sentence: str, names: frozenset[str]) -> str:
         sentence = re.sub(rf"(?:,\s*|\s+){quoted}(?=\s*[.!?]*$)", "", sentence)
         sentence = re.sub(rf"(?<=^\w)(\w*)\s+{quoted},", r"\1,", sentence)  # "Yep Jon, ..." -> "Yep, ..."
         sentence = re.sub(rf"^(\w+),\s+{quoted},\s+", r"\1, ", sentence)  # "Wow, Gina, I ..." -> "Wow, I ..."
-    return sentence
+    return _ENDEARMENT.sub("", sentence)
+
+
+# What a person calls the one they talk to, at either end of a sentence ("I know that, baby boy.",
+# "Honey, I'm home"): no baby of theirs, and no news.
+_ENDEARMENT = re.compile(r"^(?:(?:my\s+)?(?:baby|babe|honey|darling|sweetie|sweetheart|hun|hon),\s+)(?=\w)|"
+                         r",\s*(?:my\s+)?(?:baby(?:\s+(?:boy|girl))?|babe|honey|darling|sweetie|sweetheart|hun|hon)"
+                         r"(?=\s*[.!?]*\s*$)", re.IGNORECASE)
 
 
 # The person saying who they are, in a chat that stores no name: "Hello Orion, it's me, John."

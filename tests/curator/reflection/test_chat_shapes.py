@@ -688,3 +688,11 @@ def test_a_laughing_aside_after_the_news_is_left_out() -> None:
     assert memories("I have 3 cats (don't judge lol)") == ["The user has 3 cats."]
     # An aside that tells something stays.
     assert memories("I work in Madrid (since 2019)") == ["The user works in Madrid (since 2019)"]
+
+
+def test_an_endearment_is_said_to_the_listener_and_is_no_baby() -> None:
+    """"baby" is a lasting cue since the fourteenth set; in a text-generation-webui role play
+    "I know that, baby boy." then became the memory "The user knows that, baby boy."."""
+    assert memories("I know that, baby boy. And, you're going to be better than ever soon.") == []
+    assert memories("Honey, I just got a job at the bakery") == ["The user just got a job at the bakery."]
+    assert memories("my baby is 4 months old") == ["The user's baby is 4 months old."]
