@@ -58,8 +58,9 @@ _ABBREVIATION_RE = re.compile(r"(?:^|\s)(?:St|Dr|Mr|Mrs|Ms|Mt|Jr|Sr|Prof|vs|etc|
 _LOWER_START_AFTER = re.compile(r"(?:^|\s)[^\W\d_]{3,}(?:\.|[!?]+)[\"'”’»)]*\s+$|[!?]+[\"'”’»)]*\s+$")
 _SHORTENED = frozenset(["approx", "incl", "excl", "etc", "min", "max", "esp", "dept", "est", "misc", "appt",
                         "tel", "vol", "bzw", "usw", "ggf", "inkl", "evtl", "vgl", "ca", "aprox", "pág"])
-# Two-letter words that end sentences; no abbreviation is one of them. Besides English, the "yes",
-# "no" and particles chats in other languages end a sentence on ("lama banget ya. aku kerja ...").
+# Two-letter words that end sentences; no abbreviation is one of them. Besides English, the "yes"
+# (ja, si, da) and the particles (ya, na, oh, ah, eh, ha) chats in other languages end a sentence
+# on ("lama banget ya. aku kerja ...").
 _SHORT_WORDS = frozenset(["it", "me", "us", "up", "so", "go", "do", "ok", "on", "in", "to", "at", "be", "by",
                           "my", "we", "he", "of", "or", "is", "am",
                           "ya", "ja", "si", "da", "na", "oh", "ah", "eh", "ha"])

@@ -839,7 +839,7 @@ _MID_LAUGHTER = re.compile(r"\s+(?:lol|lmao|haha\w*)(?=\s*,)", re.IGNORECASE)
 def _without_verdict(sentence: str) -> str:
     """``sentence`` without a verdict on its own news, after it (see :data:`_VERDICT`) or before,
     and without the catching up said inside it (:data:`_SINCE_LAST`)."""
-    sentence = LAUGHTER.sub(r"\1", without_aside(sentence)).strip() or sentence  # "... for weeks lol."
+    sentence = without_laughter(sentence)  # "... for weeks lol."
     sentence = _MID_LAUGHTER.sub("", sentence)  # "my cat would hate it lol, my mom is allergic to cats"
     sentence = _THOUGH.sub(r"\1", sentence)  # "I do climb twice a week though"
     for after, least in ((_SO_URGENT, MIN_WORDS), (_SO_LIKE_THIS, MIN_WORDS), (_ASKS_AFTER, 2),
@@ -1096,6 +1096,11 @@ def without_aside(text: str) -> str:
     return LAUGHING_ASIDE.sub(r"\1", text).strip() or text
 
 
+def without_laughter(text: str) -> str:
+    """``text`` without laughter or a laughing aside at its end, when words are left."""
+    return LAUGHTER.sub(r"\1", without_aside(text)).strip() or text
+
+
 def _foreign_statements(turn: IndexedTurn, found: Sequence[tuple[str, Table | None]],
                         speaker: str) -> list[Statement]:
     out: list[Statement] = []
@@ -1122,7 +1127,7 @@ def _foreign_statements(turn: IndexedTurn, found: Sequence[tuple[str, Table | No
                 body = joined if stands else body
             if body == before:
                 break
-        body = LAUGHTER.sub(r"\1", without_aside(body)).strip() or body
+        body = without_laughter(body)
         if table is not None and table.spaced:
             body = _without_so_tail(_without_passing_tail(_without_listener_tail(table.strip_tail(body), table), table),
                                     table)

@@ -165,8 +165,9 @@ class Table:
         """Whether a one-letter "and" is written onto the next word, as Arabic writes "و": "وعندي"
         is "and I have". Only before a word the speaker speaks of themselves with: "وقت" (time)
         is a word of its own."""
-        first = rest.split(maxsplit=1)[0].casefold() if rest.strip() else ""
-        return len(entry) == 1 and bool(first) and any(_word_match(first, e) for e in self.lists.get("self", ()))
+        if len(entry) != 1 or not rest.strip():
+            return False
+        return self.has("self", rest.split(maxsplit=1)[0])
 
 
 def _word_match(word: str, entry: str) -> bool:

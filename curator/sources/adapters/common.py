@@ -223,6 +223,7 @@ class FileAdapter(Adapter):
 
     def read(self, root: Path, unit: Path, source_id: str, state: ReadState | None) -> ReadResult:
         file_name = relative_name(root, unit)
+        fingerprint = self.fingerprint(unit)  # before the read: a write during it is read next time
         try:
             mtime = os.stat(unit).st_mtime
         except OSError:
@@ -231,7 +232,7 @@ class FileAdapter(Adapter):
         self.parse(unit, out)
         out.result.full = True
         if out.result.ready:
-            out.result.state = ReadState(fingerprint=stat_fingerprint([unit]))
+            out.result.state = ReadState(fingerprint=fingerprint)
         return out.result
 
     def parse(self, unit: Path, out: Emitter) -> None:

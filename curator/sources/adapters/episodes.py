@@ -21,7 +21,6 @@ from curator.sources.adapters.base import (
     is_temp_name,
     relative_name,
     single_file_unit,
-    stat_fingerprint,
 )
 from curator.sources.turns import Turn, normalise_role
 
@@ -134,6 +133,7 @@ class EpisodesAdapter(Adapter):
     def read(self, root: Path, unit: Path, source_id: str, state: ReadState | None) -> ReadResult:
         result = ReadResult(full=True)
         where = relative_name(root, unit)
+        fingerprint = self.fingerprint(unit)  # before the read: a write during it is read next time
         data = unit.read_bytes()
         if len(data) > MAX_FILE_BYTES:
             result.problems.append(f"{where}: larger than {MAX_FILE_BYTES} bytes; skipped")
@@ -146,7 +146,7 @@ class EpisodesAdapter(Adapter):
             return result
         if not self._read_session(text, where, unit, source_id, result):
             self._read_entries(text, where, unit, source_id, result)
-        result.state = ReadState(fingerprint=stat_fingerprint([unit]))
+        result.state = ReadState(fingerprint=fingerprint)
         return result
 
     @staticmethod

@@ -177,6 +177,10 @@ class JsonlAdapter(Adapter):
         return stat_fingerprint([unit])
 
     def read(self, root: Path, unit: Path, source_id: str, state: ReadState | None) -> ReadResult:
+        # Taken before the bytes are read: a line appended while we read must leave the stored
+        # fingerprint differing from the file's, or the next check calls the file unchanged and
+        # the line waits for some later write that may never come.
+        fingerprint = self.fingerprint(unit)
         st = os.stat(unit)
         with open(unit, "rb") as handle:
             start, lines, tail_open, full = 0, 0, False, True
@@ -213,7 +217,7 @@ class JsonlAdapter(Adapter):
             handle.seek(max(0, offset - HASH_WINDOW))
             tail = handle.read(offset - max(0, offset - HASH_WINDOW))
         result.state = ReadState(
-            fingerprint=stat_fingerprint([unit]),
+            fingerprint=fingerprint,
             inode=st.st_ino,
             size=st.st_size,
             offset=offset,

@@ -118,6 +118,7 @@ class TurnFolderAdapter(Adapter):
     def read(self, root: Path, unit: Path, source_id: str, state: ReadState | None) -> ReadResult:
         result = ReadResult(full=True)
         where = relative_name(root, unit)
+        fingerprint = self.fingerprint(unit)  # before the read: a write during it is read next time
         if not self.is_complete(unit):
             result.ready = False
             return result
@@ -153,7 +154,7 @@ class TurnFolderAdapter(Adapter):
                 result.problems.append(f"{where}/metadata.json: not a JSON object; the turn is read without it")
         result.turns = self._turns(unit, where, source_id, texts, metadata)
         result.time_unknown = sum(1 for t in result.turns if not t.time_known)
-        result.state = ReadState(fingerprint=self.fingerprint(unit))
+        result.state = ReadState(fingerprint=fingerprint)
         return result
 
     def _turns(
