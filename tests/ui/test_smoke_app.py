@@ -26,12 +26,15 @@ def display() -> Iterator[str]:
             break
     proc = subprocess.Popen([xvfb, f":{number}", "-screen", "0", "1400x900x24", "-nolisten", "tcp"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 10
-    while not Path(f"/tmp/.X11-unix/X{number}").exists():
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            pytest.skip("Xvfb did not start")
+    for _ in range(200):  # up to 10 s of looks
+        if Path(f"/tmp/.X11-unix/X{number}").exists():
+            break
+        if proc.poll() is not None:
+            break
         time.sleep(0.05)  # waiting for an external process, not for Qt
+    if not Path(f"/tmp/.X11-unix/X{number}").exists():
+        proc.kill()
+        pytest.skip("Xvfb did not start")
     yield f":{number}"
     proc.terminate()
     proc.wait(10)

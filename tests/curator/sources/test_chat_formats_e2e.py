@@ -20,8 +20,7 @@ TIMEOUT = 15.0
 
 
 def wait_for(predicate: Callable[[], Any], timeout: float = TIMEOUT) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    for _ in range(int(timeout / 0.05)):  # bounded by a count of looks, not by the clock
         value = predicate()
         if value:
             return value

@@ -132,8 +132,9 @@ def test_watcher_survives_fuzzed_sources_and_keeps_reading(tmp_path: Path) -> No
         with open(fresh, "a", encoding="utf-8") as handle:
             handle.write('{"id": "z", "role": "user", "status": "ready", "created": 1723493400000, '
                          '"content": [{"type": "text", "text": {"value": "quokkafresh"}}]}\n')
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline and not engine.search("quokkafresh", SearchFilters(kinds=("turn",))):
+        for _ in range(300):  # up to 15 s of looks
+            if engine.search("quokkafresh", SearchFilters(kinds=("turn",))):
+                break
             time.sleep(0.05)
         assert engine.search("quokkafresh", SearchFilters(kinds=("turn",)))
         assert engine.watcher is not None and engine.watcher._thread is not None and engine.watcher._thread.is_alive()
