@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from curator.index.text import STOP_WORDS, elide, stem
+from curator.reflection.dictation import run_on_parts
 from curator.reflection.gates.untrusted import instruction_reasons, invisible_characters
 from curator.reflection.languages import Table, detect, latin, tables
 from curator.reflection.layout import blocks, without_letters
@@ -522,7 +523,8 @@ def _kept_sentences(text: str, listeners: frozenset[str] = frozenset(),
     kept sentence's own words as the turn has them."""
     kept: list[str] = []
     planted: list[str] = []
-    for said in sentences(text):
+    # A dictated run with no stop is read in the clauses it was said in (see ``dictation``).
+    for said in (part for whole in sentences(text) for part in run_on_parts(whole)):
         sentence = typed_out(_without_vocatives(said, listeners))
         if spoken is not None:
             spoken[sentence] = said
@@ -680,7 +682,8 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
     return out
 
 
-_OPENERS = re.compile(r"^(?:(?:also|and|but|so|actually|oh|well|anyway|wait(?=\s*,|\s+actually\b|\s+no\b)|by the way|"
+_OPENERS = re.compile(r"^(?:(?:also|and|but|so|actually|oh|well|anyway|um+|uh+|erm|uhm|"
+                      r"wait(?=\s*,|\s+actually\b|\s+no\b)|by the way|"
                       r"tbh|ngl|imo|lowkey|honestly|"
                       r"one important thing|"
                       r"in the meantime|meanwhile|btw|fyi|"
@@ -818,6 +821,17 @@ _SO_URGENT = re.compile(r"[,\s]+so\s+(?:it['’]s|that['’]s|this\s+is)\s+(?:re
 # so end of quarter is always like this" (this: the busy week just described). Without what
 # "this" points at, the clause tells nothing; "so I sleep during the day" is news and stays.
 _SO_LIKE_THIS = re.compile(r"[,\s]+so\s+[^.!?]*?\blike\s+(?:this|that)\b[^.!?]*?[.!]*\s*$", re.IGNORECASE)
+# The same for what the news rules out or asks of this chat: "i'm lactose intolerant so no milk in
+# the porridge", "she's vegan so i'll need ideas for that too". "so I sleep during the day" stays.
+_SO_FOR_THIS = re.compile(r"[,\s]+so\s+(?:no\s|none\s|nothing\s|[^.!?]*?\b(?:for|with|about)\s+(?:that|this|it)\b)"
+                          r"[^.!?]*?[.!]*\s*$", re.IGNORECASE)
+# A hedge on the news ("I don't eat meat, if that matters") or not knowing how to begin ("I'd like
+# to learn guitar, but I don't know where to start"): said for the talk at hand.
+_HEDGE = re.compile(r"(?:,\s*|\s+)(?:if\s+(?:that|it)\s+(?:matters|helps|is\s+(?:relevant|important|useful|helpful))|"
+                    r"in\s+case\s+(?:that|it)(?:['’]s|\s+is)?\s+(?:matters|helps|relevant|important|useful|helpful)|"
+                    r"for\s+what\s+it['’]?s\s+worth|fwiw|"
+                    r"but\s+(?:I\s+)?(?:don['’]?t|do\s+not|have\s+no\s+idea)\s+(?:really\s+)?(?:know\s+)?"
+                    r"(?:where|how)\s+to\s+(?:start|begin|get\s+started))\b[^.!?]*[.!?]*\s*$", re.IGNORECASE)
 
 
 # What the person then asks of the assistant, after the news and a comma ("I'm vegetarian, so
@@ -842,7 +856,8 @@ def _without_verdict(sentence: str) -> str:
     sentence = without_laughter(sentence)  # "... for weeks lol."
     sentence = _MID_LAUGHTER.sub("", sentence)  # "my cat would hate it lol, my mom is allergic to cats"
     sentence = _THOUGH.sub(r"\1", sentence)  # "I do climb twice a week though"
-    for after, least in ((_SO_URGENT, MIN_WORDS), (_SO_LIKE_THIS, MIN_WORDS), (_ASKS_AFTER, 2),
+    for after, least in ((_SO_URGENT, MIN_WORDS), (_SO_LIKE_THIS, MIN_WORDS), (_SO_FOR_THIS, 2), (_HEDGE, 2),
+                         (_ASKS_AFTER, 2),
                          (_REMEMBER_THAT, MIN_WORDS)):
         hurry = after.search(sentence)
         if hurry is not None and len(sentence[:hurry.start()].split()) >= least:
@@ -1131,7 +1146,9 @@ def _foreign_statements(turn: IndexedTurn, found: Sequence[tuple[str, Table | No
         if table is not None and table.spaced:
             body = _without_so_tail(_without_passing_tail(_without_listener_tail(table.strip_tail(body), table), table),
                                     table)
-            body = _without_passing_head(body, table)
+            body = _without_passing_head(_without_hedge_tail(body, table), table)
+        elif table is not None:
+            body = _without_listener_tail(body, table)  # "我对虾过敏，海鲜类的菜就不用推荐了。"
         body = body[:1].upper() + body[1:]
         out.append(Statement(turn, sentence, in_their_words(speaker, body), _plain_title(body), rank,
                              person=speaker))
@@ -1203,7 +1220,10 @@ def _after_the_opening(sentence: str, table: Table) -> str:
 
 def _stands(head: str, table: Table) -> bool:
     """Whether the clauses before a cut say enough alone: four words, or two that hold what an
-    assistant must never forget ("Istriku vegetarian", "Soy celíaca")."""
+    assistant must never forget ("Istriku vegetarian", "Soy celíaca"); in Chinese or Japanese, six
+    characters or what must never be forgotten ("我对虾过敏")."""
+    if not table.spaced:
+        return sum(ch.isalnum() for ch in head) >= MIN_UNSPACED_CHARS or table.has("vital", head)
     size = len(table.words(head))
     return size >= MIN_WORDS or (size >= 2 and table.has("vital", head))
 
@@ -1212,16 +1232,34 @@ def _without_listener_tail(body: str, table: Table) -> str:
     """``body`` without what it goes on to say to the assistant after a comma ("Je suis
     allergique aux arachides, donc si tu me proposes des recettes, fais gaffe." -> "Je suis
     allergique aux arachides."): from the last comma after which the assistant is spoken to,
-    when what comes before says nothing to them. The quote keeps it."""
-    cuts = [i for i, ch in enumerate(body) if ch == ","]
+    when what comes before says nothing to them. In Chinese, a request asks them too
+    ("我最近在学做饭，想请你推荐几道简单的菜。"). The quote keeps it."""
+    cuts = [i for i, ch in enumerate(body) if ch in ",，"]
     for cut in reversed(cuts):
-        head = body[:cut]
+        head, tail = body[:cut], body[cut + 1:]
         # "..., nada de queso ni nata porfa": a "please" asks the assistant too.
-        if not (table.has("listener", body[cut + 1:]) or table.has("please", body[cut + 1:])):
-            continue
+        if not (table.has("listener", tail) or table.has("please", tail) or (not table.spaced and any(
+                len(entry) >= 2 and entry in tail for entry in table.lists["request"]))):
+            continue  # (a lone "请" also treats: "同事请吃点心", a colleague bought snacks)
         if table.has("listener", head) or not _stands(head, table):
             return body
-        return head.rstrip(" ,;") + "."
+        return head.rstrip(" ,;，") + ("." if table.spaced else "。")
+    return body
+
+
+def _without_hedge_tail(body: str, table: Table) -> str:
+    """``body`` without a clause after a comma that hedges the news for this talk ("Ich esse kein
+    Fleisch, falls das für die Ernährung wichtig ist.") or says the person does not know how to
+    begin ("Je voudrais apprendre la guitare, mais je ne sais pas par où commencer."): the
+    table's ``hedge`` and ``unsure``, holding no lasting cue, name or number. The quote keeps it."""
+    for cut in (i for i, ch in enumerate(body) if ch == ","):
+        tail = table.strip_joining(body[cut + 1:].strip())
+        if not (table.starts("hedge", tail) or table.starts("unsure", tail)):
+            continue
+        if (table.has("lasting", tail) or any(ch.isdigit() for ch in tail) or _names_a_name(tail, table)
+                or not _stands(body[:cut], table)):
+            return body
+        return body[:cut].rstrip(" ,;") + "."
     return body
 
 

@@ -39,7 +39,7 @@ _NOT_ARABIC = frozenset("پچژگڤٹڈڑںےھکی")
 _SHARED_SCRIPTS = {"arabic": "ar", "devanagari": "hi"}
 _LIST_KEYS = ("stop", "self", "listener", "request", "greeting", "thanks", "small_talk", "joining",
               "correction", "negation", "instruction", "lasting", "passing", "dates", "pointing", "moments",
-              "loose", "tail", "vital", "so", "said_as_i", "their", "please")
+              "loose", "tail", "vital", "so", "said_as_i", "their", "please", "hedge", "unsure")
 
 
 @dataclass(frozen=True)
@@ -122,7 +122,7 @@ class Table:
                         continue  # part of the clause ("Übrigens laufe ich"): a quote keeps it
                     # else a run of openers set off together ("Pues mira, ...", "Ah et sinon,
                     # ..."): all of it goes
-                if len(folded) == cut or not folded[cut].isalnum() or not self.spaced:
+                if len(folded) == cut or not (folded[cut].isalnum() or folded[cut] == "-") or not self.spaced:
                     text = stripped[cut:].lstrip(" ,.!;:、，。！،؛-–—")
                     break
             else:

@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+from curator.reflection.dictation import run_on_parts
 from curator.reflection.narrowing import sentences
 from curator.reflection.statements import statements, title_of, without_code
 from curator.sources.turns import IndexedTurn
@@ -696,3 +697,52 @@ def test_an_endearment_is_said_to_the_listener_and_is_no_baby() -> None:
     assert memories("I know that, baby boy. And, you're going to be better than ever soon.") == []
     assert memories("Honey, I just got a job at the bakery") == ["The user just got a job at the bakery."]
     assert memories("my baby is 4 months old") == ["The user's baby is 4 months old."]
+
+
+def test_a_sixteenth_set_dictated_runs_and_tails_said_for_the_talk() -> None:
+    """A dictated run with no stop, tails that hedge, rule out or do not know how to begin, and a
+    request after a Chinese comma: a sixteenth set (Jan, LM Studio, ChatGPT, text-generation-webui,
+    SillyTavern and Open WebUI chats that store no name, in English, French, German, Spanish,
+    Chinese and Portuguese)."""
+    dictated = memories("ok so um i'm in manchester and i just started a new job at a bakery last month i work "
+                        "early shifts from 5 till 1 and honestly i'm knackered all the time what can i eat before a "
+                        "shift that keeps me going")
+    assert dictated == ["The user is in manchester. They just started a new job at a bakery last month. "
+                        "They work early shifts from 5 till 1."]  # no "Um", no question, no run of clauses
+    assert memories("good shout. my sister is coming to stay in december she's vegan so i'll need ideas for that "
+                    "too") == ["The user's sister is coming to stay in december. She's vegan."]
+    assert memories("yeah i'm lactose intolerant so no milk in the porridge and i don't eat pork either") == [
+        "The user is lactose intolerant. They don't eat pork either."]
+    assert memories("Unfortunately, I can't have dairy, so no ice cream for me.") == [
+        "Unfortunately, the user can't have dairy."]
+    assert memories("I don't eat meat, if that matters.") == ["The user doesn't eat meat."]
+    assert memories("I'd like to learn guitar, but I don't know where to start.") == [
+        "The user would like to learn guitar."]
+    assert memories("Je voudrais apprendre la guitare, mais je ne sais pas par où commencer.") == [
+        'The user said: "Je voudrais apprendre la guitare."']
+    assert memories("Ja, im Büro gibt es einen kleinen Fitnessraum. Und ich esse kein Fleisch, falls das für die "
+                    "Ernährung wichtig ist.") == ['The user said: "Ich esse kein Fleisch."']
+    assert memories("Sou vegetariana, se isso importa para o roteiro.") == ['The user said: "Sou vegetariana."']
+    # "Là" ("right now") opened the sentence and was read as pointing back: the job was lost.
+    assert 'The user said: "Je travaille comme infirmière de nuit à Lyon, donc j\'ai surtout du temps le matin."' \
+        in memories("J'ai fait huit ans de piano quand j'étais petite, mais j'ai tout oublié haha. Là je travaille "
+                    "comme infirmière de nuit à Lyon, donc j'ai surtout du temps le matin.")
+    assert memories("你好！我最近在学做饭，想请你推荐几道简单的菜。") == ['The user said: "我最近在学做饭。"']
+    assert memories("对了，我对虾过敏，海鲜类的菜就不用推荐了。") == ['The user said: "我对虾过敏。"']
+
+
+def test_a_long_written_sentence_is_no_dictated_run() -> None:
+    # A capital "I", or a comma inside, or fewer words: read as written.
+    assert run_on_parts("Jon has been into dancing since he was a kid and I think it's been his passion and his "
+                        "escape ever since then") == [
+        "Jon has been into dancing since he was a kid and I think it's been his passion and his escape ever since then"]
+    assert run_on_parts("my wife does bedtime and i do naps on my days off bc i work 12 hour shifts as a paramedic") \
+        == ["my wife does bedtime and i do naps on my days off bc i work 12 hour shifts as a paramedic"]
+    said = "ok so um i'm in manchester and i just started a new job at a bakery last month i work early shifts"
+    parts = run_on_parts(said)
+    assert parts == ["ok so um i'm in manchester", "and i just started a new job at a bakery last month",
+                     "i work early shifts"]
+    assert " ".join(parts) == said  # every part is the person's own words
+    # A relative clause after a noun is left in its sentence ("the bakery i work at").
+    assert run_on_parts("so the bakery i work at is closing down next year and i have no idea what i will do "
+                        "after that")[0].startswith("so the bakery i work at is closing down")
