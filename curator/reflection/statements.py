@@ -1320,7 +1320,10 @@ def _without_so_tail(body: str, table: Table) -> str:
     if cut <= 0:
         return body
     tail, head = body[cut + 1:], body[:cut]
-    if (table.has("lasting", tail) or table.has("dates", tail)
+    # "..., entonces mejor el domingo" ("so Sunday is better"): a day the plan at hand should take,
+    # not news about the person's days.
+    suggests = table.has("suggests", tail) and not table.has("self", tail)
+    if (table.has("lasting", tail) or (table.has("dates", tail) and not suggests)
             or any(ch.isdigit() for ch in tail)
             or _names_a_name(tail, table) or not _stands(head, table)):
         return body

@@ -723,6 +723,11 @@ def test_a_sixteenth_set_dictated_runs_and_tails_said_for_the_talk() -> None:
     assert memories("Ja, im Büro gibt es einen kleinen Fitnessraum. Und ich esse kein Fleisch, falls das für die "
                     "Ernährung wichtig ist.") == ['The user said: "Ich esse kein Fleisch."']
     assert memories("Sou vegetariana, se isso importa para o roteiro.") == ['The user said: "Sou vegetariana."']
+    # "so Sunday is better" is the plan's day; "so my evenings are free on Sundays" is news.
+    assert memories("Unos diez. Yo trabajo los sábados hasta las dos, entonces mejor el domingo.") == [
+        'The user said: "Yo trabajo los sábados hasta las dos."']
+    assert memories("Je travaille le samedi jusqu'à 14h, donc mes soirées sont libres le dimanche.") == [
+        'The user said: "Je travaille le samedi jusqu\'à 14h, donc mes soirées sont libres le dimanche."']
     # "Là" ("right now") opened the sentence and was read as pointing back: the job was lost.
     assert 'The user said: "Je travaille comme infirmière de nuit à Lyon, donc j\'ai surtout du temps le matin."' \
         in memories("J'ai fait huit ans de piano quand j'étais petite, mais j'ai tout oublié haha. Là je travaille "
