@@ -1098,7 +1098,8 @@ def in_their_words(speaker: str, sentence: str) -> str:
 _LAUGH_WORDS = r"lol|lmao|mdr|ptdr|haha\w*|ahah\w*|rsrs\w*|hihi|hehe|jaja\w*|jeje\w*|kkk+|xd|ахах\w*"
 LAUGHTER = re.compile(r"(?:(?:[,;，、]\s*|\s+)(?:" + _LAUGH_WORDS + r"|"
                        r"[ㅋㅎ]{2,}|ㅠ{2,})"
-                       r"|[,，、]?\s*(?:哈哈+|呵呵|嘿嘿|（笑）|\(笑\)|ｗｗ+))+\s*([.!?。！？]*)\s*$", re.IGNORECASE)
+                       r"|[,，、]?\s*(?:哈哈+|呵呵|嘿嘿|（笑）|\(笑\)|ｗｗ+|(?<=[\u3040-\u30ff])笑+))+\s*([.!?。！？]*)\s*$",
+                       re.IGNORECASE)
 
 
 # A laughing aside after the news ("Tengo dos gatos (no es relevante jaja)", "I have 3 cats (don't
@@ -1146,9 +1147,10 @@ def _foreign_statements(turn: IndexedTurn, found: Sequence[tuple[str, Table | No
         if table is not None and table.spaced:
             body = _without_so_tail(_without_passing_tail(_without_listener_tail(table.strip_tail(body), table), table),
                                     table)
-            body = _without_passing_head(_without_hedge_tail(body, table), table)
+            body = _without_passing_head(_without_short_answer(_without_hedge_tail(body, table), table), table)
         elif table is not None:
-            body = _without_listener_tail(body, table)  # "我对虾过敏，海鲜类的菜就不用推荐了。"
+            # "我对虾过敏，海鲜类的菜就不用推荐了。", "卵アレルギーがあるので、卵を使わないレシピがいいです。"
+            body = _reason_before_wish(_without_listener_tail(body, table), table)
         body = body[:1].upper() + body[1:]
         out.append(Statement(turn, sentence, in_their_words(speaker, body), _plain_title(body), rank,
                              person=speaker))
@@ -1247,19 +1249,63 @@ def _without_listener_tail(body: str, table: Table) -> str:
     return body
 
 
+def _without_short_answer(body: str, table: Table) -> str:
+    """``body`` without a short answer to the assistant's question before a comma and an "and" or
+    "but" ("De oudste wel, maar de jongste heeft een notenallergie." -> "De jongste heeft een
+    notenallergie."): three words at most, none the speaker's, nothing vital, when what follows
+    stands as a statement. The quote keeps it."""
+    cut = body.find(",")
+    if cut <= 0:
+        return body
+    head, rest = body[:cut], body[cut + 1:].strip()
+    joined = table.strip_joining(rest)
+    if (joined == rest or len(table.words(head)) > 3 or table.has("self", head) or table.has("vital", head)
+            or not _stands(joined, table) or _foreign_rank(joined, table) <= 0):
+        return body
+    return joined
+
+
+def _reason_before_wish(body: str, table: Table) -> str:
+    """The reason alone, where the person gives one and then says what they would like or think
+    (Japanese: "卵アレルギーがあるので、卵を使わないレシピがいいです。" -> "卵アレルギーがある。";
+    "実家は福岡なので、…と思います" -> "実家は福岡です。"): the table's ``because`` and ``wishes``.
+    The quote keeps it."""
+    end = body.rstrip(" 。.!！")
+    if not any(end.endswith(w) for w in table.lists.get("wishes", ())):
+        return body
+    for marker in table.lists.get("because", ()):
+        at = body.find(marker)
+        if at <= 0:
+            continue
+        head = body[:at]
+        head = head[:-1] + "です" if head.endswith("な") else head
+        return head + "。" if _stands(head, table) else body
+    return body
+
+
 def _without_hedge_tail(body: str, table: Table) -> str:
     """``body`` without a clause after a comma that hedges the news for this talk ("Ich esse kein
     Fleisch, falls das für die Ernährung wichtig ist.") or says the person does not know how to
     begin ("Je voudrais apprendre la guitare, mais je ne sais pas par où commencer."): the
-    table's ``hedge`` and ``unsure``, holding no lasting cue, name or number. The quote keeps it."""
-    for cut in (i for i, ch in enumerate(body) if ch == ","):
+    table's ``hedge`` and ``unsure``, holding no name or number, nor a lasting cue of the speaker's.
+    The quote keeps it."""
+    folded = body.casefold()
+    # After a comma, or after an "and"/"but" with none ("Ho due gatti e non so come portarli").
+    cuts = [i for i, ch in enumerate(body) if ch == ","] + sorted(
+        at for j in table.lists["joining"] for u in table.lists.get("unsure", ())
+        if (at := folded.find(f" {j} {u}")) > 0)
+    for cut in cuts:
         tail = table.strip_joining(body[cut + 1:].strip())
         if not (table.starts("hedge", tail) or table.starts("unsure", tail)):
             continue
-        if (table.has("lasting", tail) or any(ch.isdigit() for ch in tail) or _names_a_name(tail, table)
-                or not _stands(body[:cut], table)):
+        head = body[:cut]
+        stands = _stands(head, table) or (len(table.words(head)) >= 2 and table.has("lasting", head))
+        # "mais je ne sais pas si je vais garder mon travail" is news of the speaker's; "non so come
+        # portarli in treno" (the cats) is about this talk.
+        news = table.has("lasting", tail) and table.has("self", tail)
+        if news or any(ch.isdigit() for ch in tail) or _names_a_name(tail, table) or not stands:
             return body
-        return body[:cut].rstrip(" ,;") + "."
+        return head.rstrip(" ,;") + "."
     return body
 
 
@@ -1322,8 +1368,11 @@ def _without_so_tail(body: str, table: Table) -> str:
     tail, head = body[cut + 1:], body[:cut]
     # "..., entonces mejor el domingo" ("so Sunday is better"): a day the plan at hand should take,
     # not news about the person's days.
-    suggests = table.has("suggests", tail) and not table.has("self", tail)
-    if (table.has("lasting", tail) or (table.has("dates", tail) and not suggests)
+    # A lasting cue or a day keeps it when it speaks of the speaker ("donc mes soirées sont prises
+    # par les copies"); without them it is what the news means for this talk ("dus het is altijd
+    # druk"). Where a language drops its "I" ("así que entiendo de turnos"), any cue keeps it.
+    own = (table.has("self", tail) or not table.subject_required) and not table.has("suggests", tail)
+    if (((table.has("lasting", tail) or table.has("dates", tail)) and own)
             or any(ch.isdigit() for ch in tail)
             or _names_a_name(tail, table) or not _stands(head, table)):
         return body

@@ -39,7 +39,8 @@ _NOT_ARABIC = frozenset("پچژگڤٹڈڑںےھکی")
 _SHARED_SCRIPTS = {"arabic": "ar", "devanagari": "hi"}
 _LIST_KEYS = ("stop", "self", "listener", "request", "greeting", "thanks", "small_talk", "joining",
               "correction", "negation", "instruction", "lasting", "passing", "dates", "pointing", "moments",
-              "loose", "tail", "vital", "so", "said_as_i", "their", "please", "hedge", "unsure", "suggests")
+              "loose", "tail", "vital", "so", "said_as_i", "their", "please", "hedge", "unsure", "suggests",
+              "because", "wishes")
 
 
 @dataclass(frozen=True)

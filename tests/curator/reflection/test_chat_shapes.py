@@ -751,3 +751,28 @@ def test_a_long_written_sentence_is_no_dictated_run() -> None:
     # A relative clause after a noun is left in its sentence ("the bakery i work at").
     assert run_on_parts("so the bakery i work at is closing down next year and i have no idea what i will do "
                         "after that")[0].startswith("so the bakery i work at is closing down")
+
+
+def test_a_seventeenth_set_long_chats_in_six_more_languages() -> None:
+    """Long chats in Italian (Open WebUI), Dutch (Jan), Russian (LM Studio), Japanese (ChatGPT),
+    Korean (text-generation-webui) and Polish (SillyTavern), none naming the person."""
+    # A reason, then a wish or a guess: the reason is the memory.
+    assert memories("なるほど。ちなみに卵アレルギーがあるので、卵を使わないレシピがいいです。") == [
+        'The user said: "卵アレルギーがある。"']
+    home = statements(_turns("ありがとうございます。実家は福岡なので、週末はあまり帰れないと思います笑"))
+    assert [s.memory for s in home] == ['The user said: "実家は福岡です。"']
+    # "so it's always busy": what the news means for the talk, in a language that names its subject.
+    assert memories("Meestal een half uur. Ik werk fulltime als verpleegkundige in Utrecht en we hebben twee kleine "
+                    "kinderen, dus het is altijd druk haha.") == [
+        'The user said: "Ik werk fulltime als verpleegkundige in Utrecht en we hebben twee kleine kinderen."']
+    # A short answer to the assistant's question before ", maar": the allergy is the memory.
+    assert memories("De oudste wel, maar de jongste heeft een notenallergie, dus noten zijn echt uit den boze.") == [
+        'The user said: "De jongste heeft een notenallergie."']
+    assert 'The user said: "В нашем доме есть спортзал."' in memories(
+        "В нашем доме есть спортзал, удобно. Кстати, я работаю из дома, так что время есть в любое время дня.")
+    # "The problem is that", and not knowing how after an "e" with no comma.
+    assert memories("Sì, un bilocale in San Salvario. Il problema è che ho due gatti e non so come portarli in "
+                    "treno, sono quasi sei ore di viaggio.") == ['The user said: "Ho due gatti."']
+    # Not knowing that is news of the speaker's own stays.
+    assert memories("Je voudrais déménager à Lyon, mais je ne sais pas si je vais garder mon travail.") == [
+        'The user said: "Je voudrais déménager à Lyon, mais je ne sais pas si je vais garder mon travail."']
