@@ -255,5 +255,7 @@ def new_fact(statement: Statement, category: str, how: str, by: str = "code") ->
         cited.insert(0, (statement.earlier.turn.number, statement.earlier.evidence))
     if statement.previous_evidence and statement.previous is not None:  # what "them" named
         cited.insert(0, (statement.previous.number, statement.previous_evidence))
+    if statement.named_by is not None:  # who "we" is
+        cited.insert(0, (statement.named_by.number, statement.named_by_evidence))
     return NewFact(title=statement.title, content=statement.proposed, source_turns=[t for t, _q in cited],
                    related_existing=[], category=category, notes=[f"{how}; worded by {by}"], evidence=cited)

@@ -556,7 +556,7 @@ class MicroReflector:
         facts = [MicroFact("author", s.turn.speaker, s.proposed, "other", 0.75, s.evidence,
                            corrected(s, existing, people),
                            [f"{how}; worded by {by}"],
-                           s.earlier.evidence if s.earlier else s.previous_evidence, s.title)
+                           s.earlier.evidence if s.earlier else (s.previous_evidence or s.named_by_evidence), s.title)
                  for s, how, by in picked]
         return reply, MicroOutput(facts=facts, rejected=not_worded)
 

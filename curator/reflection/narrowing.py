@@ -55,7 +55,8 @@ _ABBREVIATION_RE = re.compile(r"(?:^|\s)(?:St|Dr|Mr|Mrs|Ms|Mt|Jr|Sr|Prof|vs|etc|
 # have type 1 diabetes"): a lower-case letter still starts a sentence after "!" or "?", and
 # after a full stop (not an ellipsis) that ends a plain word of three letters or more that no
 # abbreviation is.
-_LOWER_START_AFTER = re.compile(r"(?:^|\s)[^\W\d_]{3,}(?:\.|[!?]+)[\"'”’»)]*\s+$|[!?]+[\"'”’»)]*\s+$")
+_LOWER_START_AFTER = re.compile(r"(?:^|\s)[\"'“‘«(]?[^\W\d_]{3,}[\"'”’»)]*(?:\.|[!?]+)[\"'”’»)]*\s+$|"
+                                r"[!?]+[\"'”’»)]*\s+$")
 _SHORTENED = frozenset(["approx", "incl", "excl", "etc", "min", "max", "esp", "dept", "est", "misc", "appt",
                         "tel", "vol", "bzw", "usw", "ggf", "inkl", "evtl", "vgl", "ca", "aprox", "pág"])
 # Two-letter words that end sentences; no abbreviation is one of them. Besides English, the "yes"

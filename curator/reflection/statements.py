@@ -156,8 +156,11 @@ _LASTING = frozenset(stem(w) for w in _LASTING_WORDS.split())
 # before 8am, I swim every morning at 7", four) pushes it out of the two proposals a batch makes.
 _VITAL_WORDS = """allergic allergy allergies diabetic diabetes insulin asthma epilepsy celiac coeliac intolerant
     vegetarian vegan gluten lactose peanut peanuts medication pregnant disability wheelchair
-    dyslexic dyslexia adhd autistic autism deaf migraine migraines"""
+    dyslexic dyslexia adhd autistic autism deaf migraine migraines colorblind colourblind shellfish halal
+    kosher seizure seizures"""
 _VITAL = frozenset(stem(w) for w in _VITAL_WORDS.split())
+# Vital in two words only ("sick" alone is a bad week): "I get really bad motion sickness".
+_VITAL_PHRASE = re.compile(r"\b(?:motion|travel|sea|car|altitude)\s+sickness\b", re.IGNORECASE)
 VITAL_EXTRA = 4.0
 _PASSING_WORDS = """
     today tonight now currently right moment feel feeling felt tired glad happy sad sorry bored
@@ -196,6 +199,9 @@ class Statement:
     # from it (``leans_on_previous``) cites that turn too.
     previous: IndexedTurn | None = None
     leans_on_previous: bool = False
+    # The person's earlier turn that named who "we" is ("me and my girlfriend are planning a trip"),
+    # when the memory names them from it ("The user and their girlfriend are both vegetarian"): cited too.
+    named_by: IndexedTurn | None = None
     # A fact corrected in the same chat, where code can only quote the person: the correction as
     # code quotes it (its chatter left out), which the person is shown (see ``proposed``).
     correction_said: str = ""
@@ -210,6 +216,11 @@ class Statement:
         if len(text) > BEFORE_CHARS:
             text = "…" + text[-BEFORE_CHARS:].split(" ", 1)[-1]
         return f"{turn.speaker or turn.role}: {text}"
+
+    @property
+    def named_by_evidence(self) -> str:
+        """The turn that named the companion, word for word ("" when the memory names none from another turn)."""
+        return " ".join(str(self.named_by.text).split()) if self.named_by is not None else ""
 
     @property
     def previous_evidence(self) -> str:
@@ -296,7 +307,7 @@ def rank_of(text: str) -> float:
         return 0.0
     stems = [stem(w.lower()) for w in words]
     score = (sum(1.0 for s in stems if s in _LASTING or s in _VITAL) + sum(VITAL_EXTRA for s in stems if s in _VITAL)
-             - sum(0.75 for s in stems if s in _PASSING))
+             + (1.0 + VITAL_EXTRA) * len(_VITAL_PHRASE.findall(text)) - sum(0.75 for s in stems if s in _PASSING))
     names = [w for i, w in enumerate(words) if i > 0 and w[:1].isupper() and w != "I"
              and w.lower() not in STOP_WORDS]
     score += 0.75 * min(len(names), 3)
@@ -517,6 +528,35 @@ def _spelled(match: re.Match[str]) -> str:
     return out[:1].upper() + out[1:] if word[:1].isupper() else out
 
 
+_ERROR_MESSAGE = re.compile(r"^\s*(?:Traceback\b|[A-Za-z_.]*(?:Error|Exception|Warning)\s*:)")
+# Said to the listener after the news: "I'm allergic to shellfish, just so you know."
+_FOR_YOUR_INFO = re.compile(r"(?:,\s*|\s+)(?:just\s+)?(?:so\s+you\s+know|fyi|for\s+your\s+info(?:rmation)?|"
+                            r"for\s+the\s+record|letting\s+you\s+know|in\s+case\s+you\s+(?:need|want)(?:ed)?\s+to\s+know)"
+                            r"([.!?]*)\s*$", re.IGNORECASE)
+# Where a question may begin after the news: a comma, or "which", "but", "and", "so", or a verb that asks.
+_ASKS_FROM = re.compile(r",\s*|\s+(?=(?:which|but|and|so|are|is|do|does|can|could|should|would|will)\b)",
+                        re.IGNORECASE)
+
+
+def _news_before_question(sentence: str) -> str:
+    """The news before a question, when it tells what an assistant must never forget ("we're both
+    vegetarian which i heard can be tricky there?" -> "we're both vegetarian."; "btw i get really
+    bad motion sickness, are the shinkansen ok?"): the shortest run of words, up to a comma or the
+    word a question starts with, that holds every vital word. Any other question stays one."""
+    if not sentence.rstrip().endswith("?"):
+        return sentence
+    vital = {stem(w.lower()) for w in _words(sentence)} & _VITAL
+    phrases = len(_VITAL_PHRASE.findall(sentence))
+    if not (vital or phrases):
+        return sentence
+    for cut in _ASKS_FROM.finditer(sentence):
+        head = sentence[:cut.start()]
+        if (vital <= {stem(w.lower()) for w in _words(head)} and len(_VITAL_PHRASE.findall(head)) == phrases
+                and len(_words(head)) >= 2):
+            return head.rstrip(" ,;")  # the person's words as the turn has them; the memory ends it
+    return sentence
+
+
 def _kept_sentences(text: str, listeners: frozenset[str] = frozenset(),
                     spoken: dict[str, str] | None = None) -> tuple[list[str], list[str]]:
     """(statements worth a memory, instruction-like sentences) of one turn; ``spoken`` gets each
@@ -525,7 +565,7 @@ def _kept_sentences(text: str, listeners: frozenset[str] = frozenset(),
     planted: list[str] = []
     # A dictated run with no stop is read in the clauses it was said in (see ``dictation``).
     for said in (part for whole in sentences(text) for part in run_on_parts(whole)):
-        sentence = typed_out(_without_vocatives(said, listeners))
+        sentence = _news_before_question(_FOR_YOUR_INFO.sub(r"\1", typed_out(_without_vocatives(said, listeners))))
         if spoken is not None:
             spoken[sentence] = said
         if invisible_characters(sentence) or not ATTACHED.sub("", sentence).strip():
@@ -535,6 +575,8 @@ def _kept_sentences(text: str, listeners: frozenset[str] = frozenset(),
             continue
         if _THANKS.match(sentence):
             continue  # "Thanks for being a great friend": what is left would be a fragment
+        if _ERROR_MESSAGE.match(sentence):
+            continue  # "KeyError: 'amount'." pasted from a terminal: the program's words, not the person's
         if _UNREAL.match(sentence):
             continue
         if _WITHIN_THE_HOUR.search(sentence) and _SOON.search(sentence):
@@ -557,8 +599,10 @@ def _kept_sentences(text: str, listeners: frozenset[str] = frozenset(),
         if _TO_LISTENER.match(sentence) or _TO_LISTENER.match(_VOCATIVE.sub("", body)):
             continue  # "Congrats on those deals", "Yeah Mel, let's spread love": to the other person
         # "oh btw I'm vegetarian": two words of "I" and a lasting cue are a statement.
+        # "we're both vegetarian": three words that hold what an assistant must never forget are one too.
         short = (len(_words(body)) < MIN_WORDS and introduced == sentence
-                 and not (_SINGULAR.match(_OPENERS.sub("", body)) and rank_of(body) >= 1))
+                 and not (_SINGULAR.match(_OPENERS.sub("", body)) and rank_of(body) >= 1)
+                 and not (len(_words(body)) >= 3 and rank_of(body) >= VITAL_EXTRA))
         if (short or body.endswith("?") or _REQUEST.search(body)
                 or _SECOND_PERSON.search(body) or _SPECIFIES.search(body)):
             continue
@@ -579,7 +623,7 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
     people = frozenset(" ".join((t.speaker or "").split()) for t in turns) - {""}
     last: dict[str, IndexedTurn] = {}  # the latest turn of each conversation so far
     # Who "we" is: the companion the person named in their turn before ("my partner and I").
-    together: dict[tuple[str, str], str | None] = {}
+    together: dict[tuple[str, str], tuple[str, IndexedTurn] | None] = {}
     written: dict[str, str] = {}
     told: dict[str, int] = {}  # words of narration in each chat
     for turn in turns:
@@ -605,8 +649,11 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
             continue  # a long text with no "I" in it is pasted material (an article), not the person's news
         key = (turn.conversation, speaker)
         named_here = companion_of(turn.text)
-        companion = named_here or together.get(key)
-        together[key] = named_here
+        before = together.get(key)
+        companion = named_here or (before[0] if before else None)
+        # The turn that named them, cited beside the statement: "girlfriend" is not in "we're both vegetarian".
+        named_by = before[1] if before and not named_here else None
+        together[key] = (named_here, turn) if named_here else None
         groups: list[list[str]] = []
         spoken: dict[str, str] = {}
         # In a chat told as a story, a turn with an emote of its own ("*si siede al bancone* Una
@@ -647,10 +694,12 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
             if not _FIRST_PERSON.search(subject) and not _NAMED.search(quote):
                 continue
             said = group  # what the memory is worded from; the quote stays ``group``
+            companion_turn = None
             if companion and not _SINGULAR.search(subject) and _WE.search(subject) and not _WE_TWO.search(quote):
                 # "We're thinking about moving to Leeds", after "my partner and I adopted a dog":
                 # the two of them, which code can say.
                 said = [we_as(sentence, companion) for sentence in group]
+                companion_turn = named_by
                 subject = " ".join(with_subject(_plain(s)) for s in said)
             if not _SINGULAR.search(subject) and (_WE.search(subject) or not _NAMED.search(quote)):
                 # Only "we": code cannot say who, and the memory would read "We played games" or,
@@ -667,6 +716,8 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
             memory = _EMOJI.sub("", memory).replace(" .", ".").strip()
             # A chat typed in lower case: each sentence of the memory opens with a capital.
             memory = _SENTENCE_START.sub(lambda m: m.group(0).upper(), memory)
+            # "I also work night shifts": the "also" joined it to the talk; the memory stands alone.
+            memory = _ALSO_FIRST.sub(r"\1", memory)
             rank = rank_of(quote)
             if rank <= 0:
                 continue
@@ -677,16 +728,18 @@ def statements(turns: Iterable[IndexedTurn], person: str = DEFAULT_PERSON) -> li
             if len(group) == 1 and (intro := _INTRODUCTION.search(group[0].strip())):
                 title = f"Name: {intro.group(1) or intro.group(2)}"  # not "Is John"
             out.append(Statement(turn, quote, memory, title, rank, person=speaker,
-                                 shown=shown, verbatim=" ".join(spoken.get(s, s) for s in group), previous=previous))
+                                 shown=shown, verbatim=" ".join(spoken.get(s, s) for s in group), previous=previous,
+                                 named_by=companion_turn))
     out.sort(key=lambda s: (s.instruction, -s.rank, s.turn.number))
     return out
 
 
-_OPENERS = re.compile(r"^(?:(?:also|and|but|so|actually|oh|well|anyway|um+|uh+|erm|uhm|"
+_ALSO_FIRST = re.compile(r"^((?:The user|[A-Z][\w'’-]+)\s)also\s(?=[a-z])")
+_OPENERS = re.compile(r"^(?:(?:also|and|but|so|actually|oh|well|anyway|um+|uh+|erm|uhm|(?:the\s+)?thing\s+is|"
                       r"wait(?=\s*,|\s+actually\b|\s+no\b)|by the way|"
                       r"tbh|ngl|imo|lowkey|honestly|"
                       r"one important thing|"
-                      r"in the meantime|meanwhile|btw|fyi|"
+                      r"in the meantime|meanwhile|btw|fyi|fwiw|for what it['’]?s worth|"
                       r"on (?:a|another|an|the) (?:different|other|side|unrelated) note|"
                       r"speaking of which)\b[\s,:]*)+",
                       re.IGNORECASE)
@@ -829,7 +882,6 @@ _SO_FOR_THIS = re.compile(r"[,\s]+so\s+(?:no\s|none\s|nothing\s|[^.!?]*?\b(?:for
 # to learn guitar, but I don't know where to start"): said for the talk at hand.
 _HEDGE = re.compile(r"(?:,\s*|\s+)(?:if\s+(?:that|it)\s+(?:matters|helps|is\s+(?:relevant|important|useful|helpful))|"
                     r"in\s+case\s+(?:that|it)(?:['’]s|\s+is)?\s+(?:matters|helps|relevant|important|useful|helpful)|"
-                    r"for\s+what\s+it['’]?s\s+worth|fwiw|"
                     r"but\s+(?:I\s+)?(?:don['’]?t|do\s+not|have\s+no\s+idea)\s+(?:really\s+)?(?:know\s+)?"
                     r"(?:where|how)\s+to\s+(?:start|begin|get\s+started))\b[^.!?]*[.!?]*\s*$", re.IGNORECASE)
 
@@ -837,7 +889,7 @@ _HEDGE = re.compile(r"(?:,\s*|\s+)(?:if\s+(?:that|it)\s+(?:matters|helps|is\s+(?
 # What the person then asks of the assistant, after the news and a comma ("I'm vegetarian, so
 # please don't suggest any meat dishes", "our team standardised on pnpm last year, please don't
 # suggest npm commands"): a request to this chat, not the memory. The news before it is.
-_ASKS_AFTER = re.compile(r",\s*(?:so\s+|and\s+)?(?:please\b|pls\b|plz\b|can\s+you\b|could\s+you\b|"
+_ASKS_AFTER = re.compile(r"(?:,\s*(?:so\s+|and\s+)?|\s+so\s+)(?:please\b|pls\b|plz\b|can\s+you\b|could\s+you\b|"
                          r"would\s+you\b|don['’]?t\s+(?:suggest|recommend|give|send|use)\b|"
                          r"(?:keep\s+(?:that|this|it)\s+in\s+mind|bear\s+(?:that|this|it)\s+in\s+mind)\b)"
                          r"[^.!?]*[.!?]*\s*$", re.IGNORECASE)

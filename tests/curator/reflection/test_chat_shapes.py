@@ -416,7 +416,7 @@ def test_a_korean_chat_has_its_own_table() -> None:
     ("Wir sind letztes Jahr nach Leipzig gezogen.", 'The user said: "Wir sind letztes Jahr nach Leipzig gezogen."'),
     ("Ich bin Softwareentwickler bei einer Bank in Köln.",
      'The user said: "Ich bin Softwareentwickler bei einer Bank in Köln."'),
-    ("i also do freelance illustration on the side", "The user also does freelance illustration on the side."),
+    ("i also do freelance illustration on the side", "The user does freelance illustration on the side."),
     # Chatter: "tbh" before the news, laughter before a comma.
     ("tbh im thinking about moving to denver next year", "The user is thinking about moving to denver next year."),
     ("my dog would love it lol, my partner is allergic to dogs",
@@ -776,3 +776,32 @@ def test_a_seventeenth_set_long_chats_in_six_more_languages() -> None:
     # Not knowing that is news of the speaker's own stays.
     assert memories("Je voudrais déménager à Lyon, mais je ne sais pas si je vais garder mon travail.") == [
         'The user said: "Je voudrais déménager à Lyon, mais je ne sais pas si je vais garder mon travail."']
+
+
+def test_an_eighteenth_set_what_must_never_be_forgotten_said_in_passing_in_english() -> None:
+    """English chats with no name (Open WebUI, a ChatGPT export, LM Studio): four things an
+    assistant must never forget were lost, each said beside a question or to the listener."""
+    assert memories("Yes! Oh and I'm allergic to shellfish, just so you know.") == [
+        "The user is allergic to shellfish."]
+    assert memories("ok cool. btw i get really bad motion sickness, are the shinkansen ok?") == [
+        "The user gets really bad motion sickness."]
+    assert memories("love it. oh also i'm colorblind (red-green) so please don't rely on red vs green in the "
+                    "charts") == ["The user is colorblind (red-green)."]
+    # "we" is the girlfriend named in the turn before, which the memory cites too.
+    trip = statements(_turns("so me and my girlfriend are planning a trip to japan next spring, first time for both "
+                             "of us", "Exciting!", "two weeks. she's a huge anime fan and i'm more into food and "
+                             "hiking. we're both vegetarian which i heard can be tricky there?"))
+    diet = next(s for s in trip if "vegetarian" in s.memory)
+    assert diet.memory == "The user and their girlfriend are both vegetarian."
+    assert diet.named_by is not None and diet.named_by.number == 1
+    assert memories("I'm sick this week so go easy on me") == []  # a bad week is not a health fact
+    # An error pasted from a terminal is the program's, not the person's; what follows is theirs.
+    assert memories("```\nfor row in rows:\n    total += row['amount']\n```\nKeyError: 'amount'. fwiw i'm pretty "
+                    "new to python, i mostly did excel stuff at my old job") == [
+        "The user is pretty new to python, they mostly did excel stuff at their old job."]
+    assert memories("Good to know. I also work night shifts as a security guard, so my meal times are all over the "
+                    "place.") == ["The user works night shifts as a security guard, so their meal times are all "
+                                  "over the place."]
+    assert memories("My doctor wants me to cut down on carbs. The thing is I'm Italian and pasta is basically my "
+                    "life lol.") == ["The user's doctor wants them to cut down on carbs. They're Italian and pasta "
+                                     "is basically their life."]
