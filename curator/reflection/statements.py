@@ -420,9 +420,10 @@ def _without_vocatives(sentence: str, names: frozenset[str]) -> str:
 
 
 # What a person calls the one they talk to, at either end of a sentence ("I know that, baby boy.",
-# "Honey, I'm home"): no baby of theirs, and no news.
+# "Honey, I'm home", "Oh, of course, my friend.", "I'm ok, boy."): no baby or friend of theirs, and no news.
 _ENDEARMENT = re.compile(r"^(?:(?:my\s+)?(?:baby|babe|honey|darling|sweetie|sweetheart|hun|hon),\s+)(?=\w)|"
-                         r",\s*(?:my\s+)?(?:baby(?:\s+(?:boy|girl))?|babe|honey|darling|sweetie|sweetheart|hun|hon)"
+                         r",\s*(?:my\s+)?(?:baby(?:\s+(?:boy|girl))?|babe|honey|darling|sweetie|sweetheart|hun|hon|"
+                         r"(?:dear\s+|old\s+|best\s+)?friend|buddy|pal|mate|dude|bro|boy)"
                          r"(?=\s*[.!?]*\s*$)", re.IGNORECASE)
 
 

@@ -805,3 +805,9 @@ def test_an_eighteenth_set_what_must_never_be_forgotten_said_in_passing_in_engli
     assert memories("My doctor wants me to cut down on carbs. The thing is I'm Italian and pasta is basically my "
                     "life lol.") == ["The user's doctor wants them to cut down on carbs. They're Italian and pasta "
                                      "is basically their life."]
+
+
+def test_a_friend_called_so_at_the_end_of_a_sentence_is_the_listener() -> None:
+    # A role-play sample (text-generation-webui): "my friend" is the character spoken to.
+    assert memories("Oh, of course, my friend. Today, is the first day of the rest of our existence.") == []
+    assert memories("I went hiking with my best friend.") == ["The user went hiking with their best friend."]
