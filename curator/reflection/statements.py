@@ -132,6 +132,7 @@ _SPECIFIES = re.compile(r"\b(?:want|need|['’]d like)\s+(?:it|this|that|these|t
 # Words that mark lasting facts about a life; each found adds to a statement's rank.
 _LASTING_WORDS = """
     work works job nurse doctor teacher engineer student shift shifts office company career retired
+    unemployed unemployment jobless redundant left-handed right-handed
     accountant lawyer developer programmer designer architect chef firm freelance freelancer illustrator
     illustration barista waiter waitress cashier mechanic electrician plumber pharmacist photographer
     live lives living moved move house flat apartment home city country born grew

@@ -811,3 +811,12 @@ def test_a_friend_called_so_at_the_end_of_a_sentence_is_the_listener() -> None:
     # A role-play sample (text-generation-webui): "my friend" is the character spoken to.
     assert memories("Oh, of course, my friend. Today, is the first day of the rest of our existence.") == []
     assert memories("I went hiking with my best friend.") == ["The user went hiking with their best friend."]
+
+
+def test_being_out_of_work_or_left_handed_is_lasting() -> None:
+    # Lost before in English, French, Polish: no word of theirs was a cue.
+    assert memories("I'm left-handed.") == ["The user is left-handed."]
+    assert memories("Je suis gauchère et je travaille de nuit à Lyon.") == [
+        'The user said: "Je suis gauchère et je travaille de nuit à Lyon."']
+    assert memories("Aha, i budżet to maksymalnie 150 złotych. Jestem teraz na bezrobociu od marca.") == [
+        'The user said: "Jestem teraz na bezrobociu od marca."']
