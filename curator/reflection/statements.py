@@ -542,7 +542,7 @@ _ASKS_FROM = re.compile(r",\s*|\s+(?=(?:which|but|and|so|are|is|do|does|can|coul
 
 def _news_before_question(sentence: str) -> str:
     """The news before a question, when it tells what an assistant must never forget ("we're both
-    vegetarian which i heard can be tricky there?" -> "we're both vegetarian."; "btw i get really
+    vegetarian which i heard can be tricky there?" -> "we're both vegetarian"; "btw i get really
     bad motion sickness, are the shinkansen ok?"): the shortest run of words, up to a comma or the
     word a question starts with, that holds every vital word. Any other question stays one."""
     if not sentence.rstrip().endswith("?"):

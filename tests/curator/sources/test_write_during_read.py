@@ -96,15 +96,14 @@ def test_a_write_during_the_read_is_not_taken_as_read(tmp_path: Path, monkeypatc
                                                       case: str) -> None:
     root = tmp_path / "src"
     root.mkdir()
-    written = CASES[case](root)
+    CASES[case](root)
     name, _ = detect_adapter(root)
     adapter = get_adapter(name)
     (unit,) = adapter.list_units(root)
-    target = unit / "response.md" if unit.is_dir() else written if written.is_file() else unit
     if case == "jsonl":
         hook_module(monkeypatch, jsonl_module, "decode_utf8", lambda: touch(unit))
-    elif case == "turn_folder":
-        hook_module(monkeypatch, turn_folder_module, "decode_utf8", lambda: touch(target))
+    elif case == "turn_folder":  # the reply written while the context is read
+        hook_module(monkeypatch, turn_folder_module, "decode_utf8", lambda: touch(unit / "response.md"))
     elif case == "episodes":
         hook_module(monkeypatch, episodes_module, "decode_utf8", lambda: touch(unit))
     else:
